@@ -1,0 +1,61 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "arch/isa.h"
+
+#include <array>
+
+#include "arch/arm64/regs.h"
+#include "arch/x86_64/regs.h"
+
+namespace dprobe::arch {
+namespace {
+
+template <size_t N>
+std::optional<uint16_t> find_name(const std::array<std::string_view, N>& names,
+                                   std::string_view name) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == name) return static_cast<uint16_t>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Isa host_isa() {
+#if defined(__x86_64__)
+  return Isa::kX86_64;
+#elif defined(__aarch64__)
+  return Isa::kArm64;
+#else
+#error "dprobe supports x86_64 and arm64 hosts"
+#endif
+}
+
+std::string_view isa_name(Isa isa) { return isa == Isa::kX86_64 ? "x86_64" : "arm64"; }
+
+std::optional<uint16_t> register_index(Isa isa, std::string_view name) {
+  if (isa == Isa::kX86_64) return find_name(x86_64::kRegisterNames, name);
+  return find_name(arm64::kRegisterNames, name);
+}
+
+std::string_view register_name(Isa isa, uint16_t index) {
+  if (isa == Isa::kX86_64) {
+    return index < x86_64::kRegisterNames.size() ? x86_64::kRegisterNames[index] : "";
+  }
+  return index < arm64::kRegisterNames.size() ? arm64::kRegisterNames[index] : "";
+}
+
+ArgLocation argument_location(Isa isa, unsigned n) {
+  if (isa == Isa::kX86_64) {
+    // System V AMD64: rdi, rsi, rdx, rcx, r8, r9, then the stack above the
+    // return address, so argument 7 is the word at sp + 8.
+    if (n >= 1 && n <= x86_64::kArgRegisters.size()) {
+      return {true, static_cast<uint16_t>(x86_64::kArgRegisters[n - 1])};
+    }
+    return {false, static_cast<uint16_t>(n - x86_64::kArgRegisters.size())};
+  }
+  // AAPCS64: x0..x7, then the stack from sp (the return address is in lr).
+  if (n >= 1 && n <= 8) return {true, static_cast<uint16_t>(arm64::kX0 + n - 1)};
+  return {false, static_cast<uint16_t>(n - 9)};
+}
+
+}  // namespace dprobe::arch

@@ -1,0 +1,40 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The instruction sets dprobe knows, and the register names the probe
+// language accepts for each (the kernel's regs_query_register_offset names).
+// Pure data: built and tested on every host whatever its own ISA.
+//
+//   auto index = register_index(Isa::kX86_64, "di");  // -> saved-frame slot
+#ifndef DPROBE_ARCH_ISA_H_
+#define DPROBE_ARCH_ISA_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dprobe::arch {
+
+enum class Isa : uint8_t { kX86_64, kArm64 };
+
+// The ISA this binary was built for.
+Isa host_isa();
+std::string_view isa_name(Isa isa);
+
+// Slot of a named register in the ISA's saved register frame (the agent's
+// equivalent of pt_regs), or nullopt for a name the ISA does not have.
+std::optional<uint16_t> register_index(Isa isa, std::string_view name);
+// The language name of a slot; empty for a slot out of range.
+std::string_view register_name(Isa isa, uint16_t index);
+
+// Where the calling convention puts integer argument N (1-based) at function
+// entry: in a register slot, or in a stack slot counted in 8-byte words from
+// the stack pointer.
+struct ArgLocation {
+  bool in_register;
+  uint16_t index;  // register slot, or stack word
+};
+ArgLocation argument_location(Isa isa, unsigned n);
+
+}  // namespace dprobe::arch
+
+#endif  // DPROBE_ARCH_ISA_H_

@@ -1,0 +1,36 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// x86_64 saved register frame: the order in which the agent's trap and
+// trampoline code store registers, and the names the language gives them
+// (the kernel's x86 pt_regs names).
+#ifndef DPROBE_ARCH_X86_64_REGS_H_
+#define DPROBE_ARCH_X86_64_REGS_H_
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace dprobe::arch::x86_64 {
+
+enum Reg : uint16_t {
+  kAx, kBx, kCx, kDx, kSi, kDi, kBp, kSp,
+  kR8, kR9, kR10, kR11, kR12, kR13, kR14, kR15,
+  kIp, kFlags, kCs, kSs, kDs, kEs, kFs, kGs, kOrigAx,
+  kRegCount
+};
+
+inline constexpr std::array<std::string_view, kRegCount> kRegisterNames = {
+    "ax", "bx",  "cx",  "dx",  "si",  "di",  "bp",    "sp", "r8",
+    "r9", "r10", "r11", "r12", "r13", "r14", "r15",   "ip", "flags",
+    "cs", "ss",  "ds",  "es",  "fs",  "gs",  "orig_ax"};
+
+inline constexpr std::array<Reg, 6> kArgRegisters = {kDi, kSi, kDx, kCx, kR8, kR9};
+
+// The frame itself: one 64-bit word per register, indexed by Reg.
+struct SavedRegs {
+  uint64_t slot[kRegCount];
+};
+
+}  // namespace dprobe::arch::x86_64
+
+#endif  // DPROBE_ARCH_X86_64_REGS_H_

@@ -1,0 +1,41 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Where a probe goes, as the definition said it: the probe engine resolves
+// this against the objects loaded in the target process.
+//
+//   ProbePoint point{{TargetKind::kSymbol, "libc.so.6", "malloc", 0, 0}, false, 0};
+#ifndef DPROBE_CORE_PROBE_POINT_H_
+#define DPROBE_CORE_PROBE_POINT_H_
+
+#include <cstdint>
+#include <string>
+
+namespace dprobe::core {
+
+enum class TargetKind : uint8_t {
+  kSymbol,         // [OBJ:]SYM[+|-OFFS]
+  kAddress,        // 0xADDR: an address in the running process
+  kObjectAddress,  // OBJ:0xADDR: a link-time address inside OBJ
+  kFileOffset,     // PATH:0xOFFSET: a file offset, as uprobe_events
+};
+
+struct ProbeTarget {
+  TargetKind kind = TargetKind::kSymbol;
+  std::string object;  // path, soname or basename; empty: the main executable
+  std::string symbol;  // kSymbol only
+  int64_t offset = 0;  // kSymbol: offset from the symbol; kFileOffset: the offset
+  uint64_t address = 0;  // kAddress, kObjectAddress
+};
+
+// The kernel's default and upper bound for kretprobe maxactive.
+inline constexpr uint32_t kMaxActiveLimit = 4096;
+
+struct ProbePoint {
+  ProbeTarget target;
+  bool is_return = false;
+  uint32_t maxactive = 0;  // return probes: live instances per thread, 0 = default
+};
+
+}  // namespace dprobe::core
+
+#endif  // DPROBE_CORE_PROBE_POINT_H_

@@ -1,0 +1,78 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A compiled event: its names, its fetch arguments (each a fetch program
+// and a type) and the layout of its records. Produced by the language,
+// executed by the agent, read back by the formatter.
+//
+//   EventDesc ev = ...;          // from lang::parse_definition
+//   layout_event(ev);            // assigns every field its record offset
+//   ev.args[0].offset;           // where the first argument lands
+#ifndef DPROBE_TRACE_EVENT_H_
+#define DPROBE_TRACE_EVENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/probe_point.h"
+#include "trace/fetch.h"
+#include "trace/fetch_type.h"
+
+namespace dprobe::trace {
+
+// An @[OBJ:]SYM reference inside a fetch program, resolved when armed.
+struct SymbolRef {
+  std::string object;
+  std::string symbol;
+};
+
+struct EventArg {
+  std::string name;
+  std::string expr;       // the fetch expression as written, e.g. "+0(%si)"
+  std::string type_text;  // the type as written, "b4@2/32" for a bitfield
+  TypeId type = kDefaultType;
+  uint32_t count = 0;     // array elements; 0 for a scalar
+  uint32_t offset = 0;    // field offset in the record
+  std::vector<FetchInsn> code;
+  std::string data;               // the immediate string of \"..."
+  std::vector<SymbolRef> symbols;  // indexed by kSymbolAddr's param
+
+  uint32_t field_size() const { return fetch_type(type).size * (count ? count : 1); }
+  bool is_bitfield() const { return !type_text.empty() && type_text[0] == 'b'; }
+};
+
+// Field names the record header and the ip fields take; an argument may not
+// use them (the kernel's reserved_field_names).
+inline constexpr const char* kReservedFieldNames[] = {
+    "common_type", "common_size",  "common_cpu", "common_pid", "common_tid",
+    "common_ts",   "common_flags", "common_preempt_count", "__probe_ip",
+    "__probe_ret_ip", "__probe_func"};
+
+struct EventDesc {
+  uint16_t id = 0;
+  std::string group;
+  std::string name;
+  bool is_return = false;
+  std::vector<EventArg> args;
+  uint32_t fixed_size = 0;  // header, ip fields and argument fields
+
+  // Offsets of the ip fields: entry events have __probe_ip; return events
+  // have __probe_func and __probe_ret_ip.
+  static constexpr uint32_t kIpOffset = 24;
+  static constexpr uint32_t kFuncOffset = 24;
+  static constexpr uint32_t kRetIpOffset = 32;
+};
+
+// Assigns argument offsets (packed, in order, after the ip fields) and
+// fixed_size, as the kernel lays out a probe event.
+void layout_event(EventDesc& event);
+
+// A whole compiled definition: where the probe goes and what it records.
+struct ProbeSpec {
+  core::ProbePoint point;
+  EventDesc event;
+};
+
+}  // namespace dprobe::trace
+
+#endif  // DPROBE_TRACE_EVENT_H_
