@@ -11,7 +11,7 @@ namespace {
 
 template <size_t N>
 std::optional<uint16_t> find_name(const std::array<std::string_view, N>& names,
-                                   std::string_view name) {
+                                  std::string_view name) {
   for (size_t i = 0; i < N; ++i) {
     if (names[i] == name) return static_cast<uint16_t>(i);
   }

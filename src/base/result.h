@@ -35,9 +35,7 @@ Unexpected<std::decay_t<E>> unexpected(E&& error) {
   return {std::forward<E>(error)};
 }
 
-inline Unexpected<Error> fail(std::string message) {
-  return {Error{std::move(message)}};
-}
+inline Unexpected<Error> fail(std::string message) { return {Error{std::move(message)}}; }
 
 template <typename T, typename E = Error>
 class [[nodiscard]] Result {
@@ -45,8 +43,7 @@ class [[nodiscard]] Result {
   // NOLINTNEXTLINE(google-explicit-constructor): implicit like std::expected
   Result(T value) : storage_(std::in_place_index<0>, std::move(value)) {}
   // NOLINTNEXTLINE(google-explicit-constructor)
-  Result(Unexpected<E> error)
-      : storage_(std::in_place_index<1>, std::move(error.error)) {}
+  Result(Unexpected<E> error) : storage_(std::in_place_index<1>, std::move(error.error)) {}
 
   bool has_value() const { return storage_.index() == 0; }
   explicit operator bool() const { return has_value(); }

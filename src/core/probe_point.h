@@ -21,9 +21,9 @@ enum class TargetKind : uint8_t {
 
 struct ProbeTarget {
   TargetKind kind = TargetKind::kSymbol;
-  std::string object;  // path, soname or basename; empty: the main executable
-  std::string symbol;  // kSymbol only
-  int64_t offset = 0;  // kSymbol: offset from the symbol; kFileOffset: the offset
+  std::string object;    // path, soname or basename; empty: the main executable
+  std::string symbol;    // kSymbol only
+  int64_t offset = 0;    // kSymbol: offset from the symbol; kFileOffset: the offset
   uint64_t address = 0;  // kAddress, kObjectAddress
 };
 

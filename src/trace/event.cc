@@ -6,7 +6,9 @@
 namespace dprobe::trace {
 
 void layout_event(EventDesc& event) {
-  uint32_t offset = kRecordHeaderSize + (event.is_return ? 16u : 8u);
+  static_assert(first_arg_offset(false) == kRecordHeaderSize + 8);
+  static_assert(first_arg_offset(true) == kRecordHeaderSize + 16);
+  uint32_t offset = first_arg_offset(event.is_return);
   for (EventArg& arg : event.args) {
     arg.offset = offset;
     offset += arg.field_size();

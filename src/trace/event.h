@@ -31,10 +31,10 @@ struct EventArg {
   std::string expr;       // the fetch expression as written, e.g. "+0(%si)"
   std::string type_text;  // the type as written, "b4@2/32" for a bitfield
   TypeId type = kDefaultType;
-  uint32_t count = 0;     // array elements; 0 for a scalar
-  uint32_t offset = 0;    // field offset in the record
+  uint32_t count = 0;   // array elements; 0 for a scalar
+  uint32_t offset = 0;  // field offset in the record
   std::vector<FetchInsn> code;
-  std::string data;               // the immediate string of \"..."
+  std::string data;                // the immediate string of \"..."
   std::vector<SymbolRef> symbols;  // indexed by kSymbolAddr's param
 
   uint32_t field_size() const { return fetch_type(type).size * (count ? count : 1); }
@@ -44,9 +44,9 @@ struct EventArg {
 // Field names the record header and the ip fields take; an argument may not
 // use them (the kernel's reserved_field_names).
 inline constexpr const char* kReservedFieldNames[] = {
-    "common_type", "common_size",  "common_cpu", "common_pid", "common_tid",
-    "common_ts",   "common_flags", "common_preempt_count", "__probe_ip",
-    "__probe_ret_ip", "__probe_func"};
+    "common_type", "common_size",    "common_cpu",   "common_pid",
+    "common_tid",  "common_ts",      "common_flags", "common_preempt_count",
+    "__probe_ip",  "__probe_ret_ip", "__probe_func"};
 
 struct EventDesc {
   uint16_t id = 0;
@@ -62,6 +62,9 @@ struct EventDesc {
   static constexpr uint32_t kFuncOffset = 24;
   static constexpr uint32_t kRetIpOffset = 32;
 };
+
+// Where the first argument field goes: after the header and the ip fields.
+inline constexpr uint32_t first_arg_offset(bool is_return) { return is_return ? 40u : 32u; }
 
 // Assigns argument offsets (packed, in order, after the ip fields) and
 // fixed_size, as the kernel lays out a probe event.

@@ -7,7 +7,9 @@ namespace dprobe::trace {
 namespace {
 
 using enum TypeId;
-using enum TypeClass;
+constexpr TypeClass kUnsigned = TypeClass::kUnsigned;
+constexpr TypeClass kSigned = TypeClass::kSigned;
+constexpr TypeClass kHex = TypeClass::kHex;
 
 constexpr std::array<FetchType, static_cast<size_t>(TypeId::kCount)> kTypes = {{
     {kU8, "u8", kUnsigned, 1, false, "u8", "%u"},

@@ -24,14 +24,29 @@ enum class TypeClass : uint8_t {
 };
 
 enum class TypeId : uint8_t {
-  kU8, kU16, kU32, kU64, kS8, kS16, kS32, kS64,
-  kX8, kX16, kX32, kX64, kChar, kString, kUString, kSymbol, kSymStr,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kS8,
+  kS16,
+  kS32,
+  kS64,
+  kX8,
+  kX16,
+  kX32,
+  kX64,
+  kChar,
+  kString,
+  kUString,
+  kSymbol,
+  kSymStr,
   kCount
 };
 
 struct FetchType {
   TypeId id;
-  std::string_view name;        // as written in a definition
+  std::string_view name;  // as written in a definition
   TypeClass cls;
   uint8_t size;                 // bytes the field takes in the record
   bool is_signed;               // as the format description reports it

@@ -12,17 +12,18 @@
 
 namespace dprobe::arch::x86_64 {
 
+// clang-format off
 enum Reg : uint16_t {
   kAx, kBx, kCx, kDx, kSi, kDi, kBp, kSp,
   kR8, kR9, kR10, kR11, kR12, kR13, kR14, kR15,
   kIp, kFlags, kCs, kSs, kDs, kEs, kFs, kGs, kOrigAx,
   kRegCount
 };
+// clang-format on
 
 inline constexpr std::array<std::string_view, kRegCount> kRegisterNames = {
-    "ax", "bx",  "cx",  "dx",  "si",  "di",  "bp",    "sp", "r8",
-    "r9", "r10", "r11", "r12", "r13", "r14", "r15",   "ip", "flags",
-    "cs", "ss",  "ds",  "es",  "fs",  "gs",  "orig_ax"};
+    "ax",  "bx",  "cx",  "dx", "si",    "di", "bp", "sp", "r8", "r9", "r10", "r11",    "r12",
+    "r13", "r14", "r15", "ip", "flags", "cs", "ss", "ds", "es", "fs", "gs",  "orig_ax"};
 
 inline constexpr std::array<Reg, 6> kArgRegisters = {kDi, kSi, kDx, kCx, kR8, kR9};
 

@@ -1,0 +1,37 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Turns the definitions of a command line (-e DEF, -f FILE) into one
+// checked DefinitionSet: parsed, wildcards expanded, symbols resolved.
+// Every bad definition is reported (not just the first) in the kernel's
+// error_log shape.
+//
+//   DefinitionSources sources{{"p libc.so.6:malloc %di"}, {}, "/usr/bin/ls"};
+//   auto set = load_definitions(sources, std::cerr);
+#ifndef DPROBE_CLI_DEFINITIONS_H_
+#define DPROBE_CLI_DEFINITIONS_H_
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/definition_set.h"
+
+namespace dprobe::cli {
+
+struct DefinitionSources {
+  std::vector<std::string> expressions;  // -e, in order
+  std::vector<std::string> files;        // -f, in order
+  std::string executable;                // -x, or the command to run
+};
+
+// The loaded definitions, or nullopt when any was bad (all are reported).
+std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sources,
+                                                    std::ostream& errors);
+
+// Exit status for a bad definition, as the issue tracker and scripts expect.
+inline constexpr int kExitBadDefinition = 2;
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_DEFINITIONS_H_

@@ -1,0 +1,24 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `dprobe list [-x BINARY] [[OBJ:]PATTERN]`: the functions of an ELF object
+// that probes can name, like `perf probe -x BINARY -F`, with their address
+// and size. OBJ names a library as a definition would (path, soname or
+// basename, found the way the loader finds it for BINARY).
+#ifndef DPROBE_CLI_LIST_COMMAND_H_
+#define DPROBE_CLI_LIST_COMMAND_H_
+
+#include <iosfwd>
+#include <string>
+
+namespace dprobe::cli {
+
+struct ListOptions {
+  std::string executable;
+  std::string pattern;  // [OBJ:]GLOB; empty lists everything in the executable
+};
+
+int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors);
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_LIST_COMMAND_H_

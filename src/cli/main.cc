@@ -1,0 +1,54 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The dprobe command line: subcommands in the manner of perf, each a
+// function in its own file; this file only declares options.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/check_command.h"
+#include "cli/executable.h"
+#include "cli/list_command.h"
+
+namespace {
+
+void add_definition_options(CLI::App* command, dprobe::cli::DefinitionSources& sources) {
+  command->add_option("-e,--event", sources.expressions,
+                      "Probe definition, kprobe_events syntax (repeatable)");
+  command->add_option("-f,--file", sources.files,
+                      "File of probe definitions, one per line, # comments (repeatable)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dprobe: kprobe-style dynamic probes for user-space programs"};
+  app.require_subcommand(1);
+
+  dprobe::cli::CheckOptions check;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Parse and check definitions; print them as kprobe_events lists them");
+  check_cmd->add_option("-x,--exec", check.sources.executable,
+                        "Executable whose objects and symbols the definitions name");
+  add_definition_options(check_cmd, check.sources);
+  check_cmd->add_flag("--format", check.show_format,
+                      "Also print each event's record layout (events/GRP/EVENT/format)");
+
+  dprobe::cli::ListOptions list;
+  CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");
+  list_cmd->add_option("-x,--exec", list.executable, "Executable to list (or to find OBJ for)");
+  list_cmd->add_option("pattern", list.pattern, "[OBJ:]GLOB, e.g. 'libc.so.6:str*'");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int status = app.exit(error);
+    return status == 0 ? 0 : 2;
+  }
+
+  if (*check_cmd) {
+    check.sources.executable = dprobe::cli::find_executable(check.sources.executable);
+    return dprobe::cli::run_check(check, std::cout, std::cerr);
+  }
+  list.executable = dprobe::cli::find_executable(list.executable);
+  return dprobe::cli::run_list(list, std::cout, std::cerr);
+}

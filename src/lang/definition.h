@@ -1,0 +1,57 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The probe definition language (the kernel's kprobe_events grammar, with
+// uprobe_events' file offsets):
+//
+//   p[:[GRP/][EVENT]] TARGET [FETCHARGS]
+//   r[MAXACTIVE][:[GRP/][EVENT]] TARGET [FETCHARGS]     (or TARGET%return)
+//   -:[GRP/][EVENT]
+//
+//   auto def = parse_definition("p:dprobes/open libc.so.6:open path=+0(%di):string");
+//   if (!def) std::cerr << render_error(def.error());
+//   def->spec.event.args[0].code;   // the compiled fetch program
+#ifndef DPROBE_LANG_DEFINITION_H_
+#define DPROBE_LANG_DEFINITION_H_
+
+#include <string>
+#include <string_view>
+
+#include "arch/isa.h"
+#include "base/result.h"
+#include "lang/probe_error.h"
+#include "trace/event.h"
+
+namespace dprobe::lang {
+
+inline constexpr std::string_view kDefaultGroup = "dprobes";
+
+struct ParseOptions {
+  arch::Isa isa = arch::host_isa();
+};
+
+struct Definition {
+  enum class Kind : uint8_t { kAdd, kRemove };
+  Kind kind = Kind::kAdd;
+
+  // kAdd: the compiled probe.
+  trace::ProbeSpec spec;
+  bool event_named = false;  // EVENT was written, not made by the default rule
+  bool wildcard = false;     // SYM holds '*' or '?': expands to many probes
+
+  // kRemove: the events to remove; an empty part matches every name.
+  std::string remove_group;
+  std::string remove_event;
+
+  // Where things are, for errors reported after parsing.
+  std::string command;       // the words joined by single spaces
+  size_t event_column = 0;   // the event name, or the header word
+  size_t target_column = 0;  // the target word
+  size_t symbol_column = 0;  // SYM (or the address) inside the target word
+};
+
+Result<Definition, ProbeError> parse_definition(std::string_view line,
+                                                const ParseOptions& options = {});
+
+}  // namespace dprobe::lang
+
+#endif  // DPROBE_LANG_DEFINITION_H_

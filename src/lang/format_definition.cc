@@ -1,0 +1,52 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "lang/format_definition.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace dprobe::lang {
+namespace {
+
+// Addresses and file offsets print in 16 hex digits, as the kernel lists them.
+std::string hex16(uint64_t value) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof(buffer), "0x%016" PRIx64, value);
+  return buffer;
+}
+
+std::string object_prefix(const core::ProbeTarget& target) {
+  return target.object.empty() ? std::string() : target.object + ":";
+}
+
+}  // namespace
+
+std::string format_target(const core::ProbeTarget& target) {
+  switch (target.kind) {
+    case core::TargetKind::kSymbol: {
+      std::string out = object_prefix(target) + target.symbol;
+      if (target.offset > 0) out += "+" + std::to_string(target.offset);
+      if (target.offset < 0) out += std::to_string(target.offset);
+      return out;
+    }
+    case core::TargetKind::kAddress:
+    case core::TargetKind::kObjectAddress:
+      return object_prefix(target) + hex16(target.address);
+    case core::TargetKind::kFileOffset:
+      return object_prefix(target) + hex16(static_cast<uint64_t>(target.offset));
+  }
+  return {};
+}
+
+std::string format_definition(const trace::ProbeSpec& spec) {
+  const core::ProbePoint& point = spec.point;
+  std::string out(1, point.is_return ? 'r' : 'p');
+  if (point.is_return && point.maxactive != 0) out += std::to_string(point.maxactive);
+  out += ":" + spec.event.group + "/" + spec.event.name + " " + format_target(point.target);
+  for (const trace::EventArg& arg : spec.event.args) {
+    out += " " + arg.name + "=" + arg.expr + ":" + arg.type_text;
+    if (arg.count > 0) out += "[" + std::to_string(arg.count) + "]";
+  }
+  return out;
+}
+
+}  // namespace dprobe::lang

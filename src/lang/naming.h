@@ -1,0 +1,25 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Default event names, by the kernel's rules: p_<sym>_<off> and
+// r_<sym>_<off> for symbols (kprobes), p_0x<addr> for addresses, and
+// p_<object>_0x<offset> for object offsets (uprobes, which keep the object's
+// basename up to its first '.', '-' or '_'). Characters that cannot be in a
+// C identifier become '_'; names are cut to the longest the kernel allows.
+//
+//   default_event_name(point);  // "p_malloc_0"
+#ifndef DPROBE_LANG_NAMING_H_
+#define DPROBE_LANG_NAMING_H_
+
+#include <string>
+#include <string_view>
+
+#include "core/probe_point.h"
+
+namespace dprobe::lang {
+
+std::string default_event_name(const core::ProbePoint& point);
+std::string sanitize_event_name(std::string_view name);
+
+}  // namespace dprobe::lang
+
+#endif  // DPROBE_LANG_NAMING_H_

@@ -1,0 +1,208 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A definition is split into words as the kernel's argv_split does, and
+// every error column refers to those words joined by single spaces: the
+// command the error report shows.
+#include <vector>
+
+#include "base/strings.h"
+#include "lang/definition.h"
+#include "lang/fetch_arg.h"
+#include "lang/limits.h"
+#include "lang/naming.h"
+#include "lang/target.h"
+
+namespace dprobe::lang {
+namespace {
+
+struct Words {
+  std::vector<std::string_view> text;
+  std::vector<size_t> column;
+  std::string command;
+};
+
+Words join_words(std::string_view line) {
+  Words words;
+  for (const Word& word : split_words(line)) {
+    if (!words.command.empty()) words.command.push_back(' ');
+    words.column.push_back(words.command.size());
+    words.text.push_back(word.text);
+    words.command.append(word.text);
+  }
+  return words;
+}
+
+struct EventName {
+  std::string group;
+  std::string event;
+  size_t event_column = 0;
+};
+
+// [GRP/][EVENT] (the kernel also takes '.' as the separator).
+Parsed<EventName> parse_event_name(std::string_view text, size_t column, bool allow_empty) {
+  EventName name;
+  name.event_column = column;
+  size_t slash = text.find('/');
+  if (slash == std::string_view::npos) slash = text.find('.');
+  if (slash != std::string_view::npos) {
+    if (slash == 0) return fault(ErrorCode::NO_GROUP_NAME, column);
+    if (slash > kMaxEventNameLen) return fault(ErrorCode::GROUP_TOO_LONG, column);
+    name.group = std::string(text.substr(0, slash));
+    if (!is_c_identifier(name.group)) return fault(ErrorCode::BAD_GROUP_NAME, column);
+    text = text.substr(slash + 1);
+    column += slash + 1;
+    name.event_column = column;
+    if (text.empty()) return name;  // GRP/ alone: the default event name
+  }
+  if (text.empty() && !allow_empty) return fault(ErrorCode::NO_EVENT_NAME, column);
+  if (text.size() > kMaxEventNameLen) return fault(ErrorCode::EVENT_TOO_LONG, column);
+  if (!text.empty() && !is_c_identifier(text)) return fault(ErrorCode::BAD_EVENT_NAME, column);
+  name.event = std::string(text);
+  return name;
+}
+
+struct Header {
+  bool is_return = false;
+  uint32_t maxactive = 0;
+  EventName name;
+};
+
+Parsed<uint32_t> parse_maxactive(std::string_view digits, bool is_return) {
+  constexpr size_t kColumn = 1;  // right after 'r'
+  if (!is_return) return fault(ErrorCode::BAD_MAXACT_TYPE, kColumn);
+  const auto value = parse_u64(digits);
+  if (!value || *value == 0) return fault(ErrorCode::BAD_MAXACT, kColumn);
+  if (*value > core::kMaxActiveLimit) return fault(ErrorCode::MAXACT_TOO_BIG, kColumn);
+  return static_cast<uint32_t>(*value);
+}
+
+// p[:[GRP/][EVENT]] or r[MAXACTIVE][:[GRP/][EVENT]]
+Parsed<Header> parse_header(std::string_view word) {
+  Header header;
+  if (word[0] != 'p' && word[0] != 'r') return fault(ErrorCode::BAD_PROBE_TYPE, 0);
+  header.is_return = word[0] == 'r';
+  const size_t colon = word.find(':');
+  const std::string_view between =
+      word.substr(1, colon == std::string_view::npos ? colon : colon - 1);
+  if (!between.empty()) {
+    if (!std::isdigit(static_cast<unsigned char>(between[0]))) {
+      return fault(ErrorCode::BAD_PROBE_TYPE, 1);
+    }
+    auto maxactive = parse_maxactive(between, header.is_return);
+    if (!maxactive) return unexpected(maxactive.error());
+    header.maxactive = *maxactive;
+  }
+  if (colon != std::string_view::npos) {
+    auto name = parse_event_name(word.substr(colon + 1), colon + 1, false);
+    if (!name) return unexpected(name.error());
+    header.name = std::move(*name);
+  }
+  return header;
+}
+
+Unexpected<ProbeError> to_error(const Fault& fault, const Words& words) {
+  return unexpected(ProbeError{fault.code, words.command, fault.column, {}, {}, {}});
+}
+
+Result<Definition, ProbeError> parse_removal(const Words& words) {
+  const std::string_view word = words.text[0];
+  if (word.size() < 2 || word[1] != ':') return to_error({ErrorCode::BAD_PROBE_TYPE, 1}, words);
+  if (words.text.size() > 1) return to_error({ErrorCode::REMOVE_WITH_ARGS, words.column[1]}, words);
+  auto name = parse_event_name(word.substr(2), 2, false);
+  if (!name) return to_error(name.error(), words);
+  Definition def;
+  def.kind = Definition::Kind::kRemove;
+  def.command = words.command;
+  def.remove_group = std::move(name->group);
+  def.remove_event = std::move(name->event);
+  def.event_column = name->event_column;
+  return def;
+}
+
+class DefinitionParser {
+ public:
+  DefinitionParser(Words words, const ParseOptions& options)
+      : words_(std::move(words)), options_(options) {}
+
+  Result<Definition, ProbeError> parse() {
+    auto header = parse_header(words_.text[0]);
+    if (!header) return to_error(header.error(), words_);
+    if (words_.text.size() < 2) {
+      // The kernel puts the caret one past the end: the missing word.
+      return to_error({ErrorCode::BAD_PROBE_ADDR, words_.command.size() + 1}, words_);
+    }
+    if (auto target = parse_point(*header); !target) return to_error(target.error(), words_);
+    if (auto args = parse_args(); !args) return to_error(args.error(), words_);
+    def_.command = words_.command;
+    return std::move(def_);
+  }
+
+ private:
+  Parsed<void> parse_point(const Header& header) {
+    const size_t column = words_.column[1];
+    auto parsed = parse_target(words_.text[1], column);
+    if (!parsed) return unexpected(parsed.error());
+    core::ProbePoint& point = def_.spec.point;
+    point.target = std::move(parsed->target);
+    point.is_return = header.is_return || parsed->has_return_suffix;
+    point.maxactive = header.maxactive;
+    def_.target_column = column;
+    def_.symbol_column = parsed->symbol_column;
+    const bool is_symbol = point.target.kind == core::TargetKind::kSymbol;
+    if (point.is_return && is_symbol && point.target.offset != 0) {
+      return fault(ErrorCode::BAD_RETPROBE, column);
+    }
+    def_.wildcard = is_symbol && has_wildcard(point.target.symbol);
+    return name_event(header);
+  }
+
+  Parsed<void> name_event(const Header& header) {
+    trace::EventDesc& event = def_.spec.event;
+    event.is_return = def_.spec.point.is_return;
+    event.group = header.name.group.empty() ? std::string(kDefaultGroup) : header.name.group;
+    def_.event_named = !header.name.event.empty();
+    def_.event_column = header.name.event_column;
+    if (def_.event_named && def_.wildcard) {
+      return fault(ErrorCode::WILDCARD_EVENT, def_.event_column);
+    }
+    event.name = def_.event_named ? header.name.event : default_event_name(def_.spec.point);
+    return {};
+  }
+
+  Parsed<void> parse_args() {
+    const size_t count = words_.text.size() - 2;
+    if (count > kMaxArgs) return fault(ErrorCode::TOO_MANY_ARGS, words_.column[2]);
+    const core::ProbePoint& point = def_.spec.point;
+    const bool unknown_offset = point.target.kind != core::TargetKind::kSymbol;
+    const ArgContext context{options_.isa, point.is_return,
+                             unknown_offset || point.target.offset == 0};
+    trace::EventDesc& event = def_.spec.event;
+    uint32_t size = trace::first_arg_offset(point.is_return);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t column = words_.column[i + 2];
+      auto arg = parse_fetch_arg(words_.text[i + 2], column, event.args, context);
+      if (!arg) return unexpected(arg.error());
+      size += arg->field_size();
+      if (size > kMaxFixedRecordSize) return fault(ErrorCode::EVENT_TOO_BIG, column);
+      event.args.push_back(std::move(*arg));
+    }
+    trace::layout_event(event);
+    return {};
+  }
+
+  Words words_;
+  const ParseOptions& options_;
+  Definition def_;
+};
+
+}  // namespace
+
+Result<Definition, ProbeError> parse_definition(std::string_view line,
+                                                const ParseOptions& options) {
+  Words words = join_words(line);
+  if (words.text.empty()) return to_error({ErrorCode::BAD_PROBE_TYPE, 0}, words);
+  if (words.text[0][0] == '-') return parse_removal(words);
+  return DefinitionParser(std::move(words), options).parse();
+}
+
+}  // namespace dprobe::lang

@@ -1,0 +1,75 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "lang/target.h"
+
+#include <cctype>
+
+#include "base/strings.h"
+
+namespace dprobe::lang {
+namespace {
+
+using core::TargetKind;
+
+Parsed<void> parse_address(std::string_view text, size_t column, size_t target_column,
+                           core::ProbeTarget& target) {
+  if (!target.object.empty() && is_path(target.object)) {
+    // PATH:0xOFFSET, exactly as uprobe_events takes it.
+    const auto offset = parse_u64(text);
+    if (!offset || *offset > INT64_MAX) return fault(ErrorCode::BAD_UPROBE_OFFS, column);
+    target.kind = TargetKind::kFileOffset;
+    target.offset = static_cast<int64_t>(*offset);
+    return {};
+  }
+  const auto address = parse_u64(text);
+  if (!address) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
+  target.kind = target.object.empty() ? TargetKind::kAddress : TargetKind::kObjectAddress;
+  target.address = *address;
+  return {};
+}
+
+Parsed<void> parse_symbol(std::string_view text, size_t target_column, core::ProbeTarget& target) {
+  const size_t sign = text.find_first_of("+-");
+  if (sign != std::string_view::npos) {
+    const auto offset = parse_s64(text.substr(sign));
+    if (!offset) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
+    target.offset = *offset;
+    text = text.substr(0, sign);
+  }
+  if (text.empty()) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
+  target.kind = TargetKind::kSymbol;
+  target.symbol = std::string(text);
+  return {};
+}
+
+}  // namespace
+
+Parsed<ParsedTarget> parse_target(std::string_view word, size_t column) {
+  ParsedTarget parsed;
+  const size_t percent = word.find('%');
+  if (percent != std::string_view::npos) {
+    if (word.substr(percent) != "%return") {
+      return fault(ErrorCode::BAD_ADDR_SUFFIX, column + percent);
+    }
+    parsed.has_return_suffix = true;
+    word = word.substr(0, percent);
+  }
+
+  // Mangled symbols hold no ':', so the last one ends the object's name.
+  const size_t colon = word.rfind(':');
+  std::string_view place = word;
+  if (colon != std::string_view::npos) {
+    if (colon == 0) return fault(ErrorCode::BAD_PROBE_ADDR, column);
+    parsed.target.object = std::string(word.substr(0, colon));
+    place = word.substr(colon + 1);
+  }
+  parsed.symbol_column = column + (word.size() - place.size());
+  if (place.empty()) return fault(ErrorCode::BAD_PROBE_ADDR, column);
+
+  const bool numeric = std::isdigit(static_cast<unsigned char>(place[0])) != 0;
+  auto result = numeric ? parse_address(place, parsed.symbol_column, column, parsed.target)
+                        : parse_symbol(place, column, parsed.target);
+  if (!result) return unexpected(result.error());
+  return parsed;
+}
+
+}  // namespace dprobe::lang

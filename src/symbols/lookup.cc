@@ -1,0 +1,66 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "symbols/lookup.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <span>
+#include <utility>
+
+namespace dprobe::symbols {
+namespace {
+
+using Kind = LookupError::Kind;
+
+Unexpected<LookupError> error(Kind kind, std::string detail) {
+  return unexpected(LookupError{kind, std::move(detail), {}});
+}
+
+std::string hex(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, value);
+  return buf;
+}
+
+// Several names at one address are one function; one name at two addresses
+// (static functions of different files) is a choice the user must make.
+bool has_one_address(std::span<const FunctionSymbol> matches) {
+  for (const FunctionSymbol& f : matches) {
+    if (f.address != matches.front().address) return false;
+  }
+  return true;
+}
+
+Unexpected<LookupError> not_unique(std::string_view name, std::span<const FunctionSymbol> matches) {
+  LookupError err{Kind::kNotUnique,
+                  std::string(name) + " has " + std::to_string(matches.size()) + " definitions",
+                  {}};
+  for (const FunctionSymbol& f : matches) err.candidates.push_back(candidate_line(f));
+  return unexpected(std::move(err));
+}
+
+}  // namespace
+
+std::string candidate_line(const FunctionSymbol& function) {
+  return function.name + "@" + hex(function.address) + " (size " + hex(function.size) + ")";
+}
+
+Result<ResolvedSymbol, LookupError> resolve_symbol(const ElfFile& elf, const SymbolTable& table,
+                                                   std::string_view name, int64_t offset) {
+  const std::span<const FunctionSymbol> matches = table.find(name);
+  if (matches.empty()) return error(Kind::kSymbolNotFound, std::string(name) + " in " + elf.path());
+  if (!has_one_address(matches)) return not_unique(name, matches);
+  const FunctionSymbol& sym = matches.front();
+  const auto unsigned_offset = static_cast<uint64_t>(offset);
+  if (offset < 0 || (sym.size > 0 && unsigned_offset >= sym.size)) {
+    return error(Kind::kOffsetPastEnd, std::string(name) + "+" + std::to_string(offset) +
+                                           " (size " + std::to_string(sym.size) + ")");
+  }
+  const uint64_t address = sym.address + unsigned_offset;
+  const std::optional<uint64_t> file_offset = elf.file_offset_of(address);
+  if (!elf.is_executable_vaddr(address) || !file_offset) {
+    return error(Kind::kNotExecutable, std::string(name) + " at " + hex(address));
+  }
+  return ResolvedSymbol{sym, address, *file_offset};
+}
+
+}  // namespace dprobe::symbols

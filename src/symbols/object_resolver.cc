@@ -1,0 +1,195 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "symbols/object_resolver.h"
+
+#include <elf.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "symbols/elf_file.h"
+
+namespace dprobe::symbols {
+namespace {
+
+using Kind = LookupError::Kind;
+
+#if defined(__aarch64__)
+constexpr uint16_t kHostMachine = EM_AARCH64;
+#else
+constexpr uint16_t kHostMachine = EM_X86_64;
+#endif
+
+Unexpected<LookupError> error(Kind kind, std::string detail) {
+  return unexpected(LookupError{kind, std::move(detail), {}});
+}
+
+std::string_view basename_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string canonical_or_same(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::canonical(path, ec);
+  return ec ? path : canonical.string();
+}
+
+struct Loaded {
+  ElfFile elf;
+  std::string name;       // the DT_NEEDED name it was loaded for; empty for roots
+  std::string path;       // where the loader found it
+  std::string canonical;  // symlinks resolved: the file actually mapped
+  int loader;             // index of the object that needed it; -1 for roots
+};
+
+bool answers_to(const Loaded& object, std::string_view name) {
+  return object.name == name || object.elf.soname() == name || basename_of(object.path) == name ||
+         basename_of(object.canonical) == name;
+}
+
+// The executable's DT_NEEDED closure in ld.so's breadth-first order, built
+// only as far as a lookup needs.
+class LoadOrder {
+ public:
+  explicit LoadOrder(const SearchPaths& paths) : paths_(paths) {}
+
+  Result<void, LookupError> add_executable(const std::string& path);
+  const Loaded* find(std::string_view object);
+  std::optional<Loaded> search(const std::string& name, int loader) const;
+
+ private:
+  std::vector<std::string> directories_for(int loader) const;
+  std::optional<Loaded> try_file(std::string path, const std::string& name, int loader) const;
+  bool already_loaded(std::string_view needed) const;
+  const Loaded* same_file(const std::string& canonical) const;
+
+  const SearchPaths& paths_;
+  std::vector<Loaded> loaded_;
+  uint16_t machine_ = kHostMachine;
+  bool is_64bit_ = true;
+};
+
+Result<void, LookupError> LoadOrder::add_executable(const std::string& path) {
+  // ld.so takes $ORIGIN of the executable from /proc/self/exe: symlinks resolved.
+  const std::string canonical = canonical_or_same(path);
+  auto exe = ElfFile::open(canonical);
+  if (!exe) return unexpected(std::move(exe.error()));
+  machine_ = exe->machine();
+  is_64bit_ = exe->is_64bit();
+  const std::string interpreter = exe->interpreter();
+  loaded_.push_back({std::move(*exe), "", path, canonical, -1});
+  if (!interpreter.empty()) {
+    if (auto rtld = try_file(interpreter, "", -1)) loaded_.push_back(std::move(*rtld));
+  }
+  return {};
+}
+
+const Loaded* LoadOrder::find(std::string_view object) {
+  for (const Loaded& root : loaded_) {
+    if (answers_to(root, object)) return &root;
+  }
+  for (size_t next = 0; next < loaded_.size(); ++next) {
+    const std::vector<std::string> needed = loaded_[next].elf.needed();
+    for (const std::string& name : needed) {
+      if (already_loaded(name)) continue;
+      std::optional<Loaded> found = search(name, static_cast<int>(next));
+      if (!found) continue;  // ld.so would fail here; the rest may still resolve
+      if (const Loaded* same = same_file(found->canonical)) {
+        if (name == object) return same;
+        continue;
+      }
+      loaded_.push_back(std::move(*found));
+      if (answers_to(loaded_.back(), object)) return &loaded_.back();
+    }
+  }
+  return nullptr;
+}
+
+std::optional<Loaded> LoadOrder::search(const std::string& name, int loader) const {
+  if (name.find('/') != std::string::npos) return try_file(name, name, loader);
+  for (const std::string& dir : directories_for(loader)) {
+    if (auto found = try_file(dir + "/" + name, name, loader)) return found;
+  }
+  return std::nullopt;
+}
+
+// ld.so's order: DT_RPATH of the loader and its loaders (unless the loader
+// has DT_RUNPATH), LD_LIBRARY_PATH, the loader's DT_RUNPATH, system dirs.
+std::vector<std::string> LoadOrder::directories_for(int loader) const {
+  std::vector<std::string> dirs;
+  const auto append = [&dirs](const std::vector<std::string>& more) {
+    dirs.insert(dirs.end(), more.begin(), more.end());
+  };
+  const bool use_rpath = loader >= 0 && !loaded_[static_cast<size_t>(loader)].elf.has_runpath();
+  for (int i = use_rpath ? loader : -1; i >= 0; i = loaded_[static_cast<size_t>(i)].loader) {
+    const ElfFile& elf = loaded_[static_cast<size_t>(i)].elf;
+    if (!elf.has_runpath()) append(elf.rpath());
+  }
+  append(paths_.library_path);
+  if (loader >= 0) append(loaded_[static_cast<size_t>(loader)].elf.runpath());
+  append(paths_.system_dirs);
+  return dirs;
+}
+
+// Like ld.so, skips files of another ISA or ELF class (a 32-bit libc in
+// /usr/lib32 is not a match for a 64-bit program) and keeps searching.
+std::optional<Loaded> LoadOrder::try_file(std::string path, const std::string& name,
+                                          int loader) const {
+  auto elf = ElfFile::open(path);
+  if (!elf || elf->machine() != machine_ || elf->is_64bit() != is_64bit_) return std::nullopt;
+  std::string canonical = canonical_or_same(path);
+  return Loaded{std::move(*elf), name, std::move(path), std::move(canonical), loader};
+}
+
+bool LoadOrder::already_loaded(std::string_view needed) const {
+  for (const Loaded& object : loaded_) {
+    if (object.name == needed || object.elf.soname() == needed) return true;
+  }
+  return false;
+}
+
+const Loaded* LoadOrder::same_file(const std::string& canonical) const {
+  for (const Loaded& object : loaded_) {
+    if (object.canonical == canonical) return &object;
+  }
+  return nullptr;
+}
+
+Result<std::string, LookupError> resolve_path(std::string_view object) {
+  std::string path(object);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return error(Kind::kFileNotFound, path);
+  if (!S_ISREG(st.st_mode)) return error(Kind::kNotRegularFile, path);
+  return path;
+}
+
+}  // namespace
+
+ObjectResolver::ObjectResolver(std::string executable)
+    : ObjectResolver(std::move(executable), SearchPaths::from_host()) {}
+
+ObjectResolver::ObjectResolver(std::string executable, SearchPaths paths)
+    : executable_(std::move(executable)), paths_(std::move(paths)) {}
+
+Result<std::string, LookupError> ObjectResolver::resolve(std::string_view object) const {
+  if (object.empty()) return error(Kind::kObjectNotFound, "empty object name");
+  if (object.find('/') != std::string_view::npos) return resolve_path(object);
+  const std::string name(object);
+  LoadOrder order(paths_);
+  int executable_index = -1;
+  if (!executable_.empty()) {
+    if (auto ok = order.add_executable(executable_); !ok) return unexpected(std::move(ok.error()));
+    if (const Loaded* hit = order.find(name)) return hit->path;
+    executable_index = 0;
+  }
+  // Not in the closure: a library the program may dlopen later.
+  if (auto found = order.search(name, executable_index)) return found->path;
+  const std::string where =
+      executable_.empty() ? "the library search path" : executable_ + "'s libraries or search path";
+  return error(Kind::kObjectNotFound, "'" + name + "' is not in " + where);
+}
+
+}  // namespace dprobe::symbols

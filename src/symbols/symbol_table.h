@@ -1,0 +1,58 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Lookups over the functions of one ELF file: by exact name, by glob, and
+// from an address back to "function+offset" (for the `symbol` fetch type
+// and the "(sym+0x10/0x40)" of a trace line).
+//
+//   SymbolTable table(elf);
+//   std::span<const FunctionSymbol> hits = table.find("helper");  // may be several
+//   for (const FunctionSymbol* f : table.match("str*cmp")) ...
+//   if (auto where = table.symbolize(vaddr)) print(where->function->name, where->offset);
+#ifndef DPROBE_SYMBOLS_SYMBOL_TABLE_H_
+#define DPROBE_SYMBOLS_SYMBOL_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "symbols/elf_file.h"
+
+namespace dprobe::symbols {
+
+struct SymbolizedAddress {
+  const FunctionSymbol* function;  // points into the SymbolTable
+  uint64_t offset;                 // vaddr - function->address
+};
+
+class SymbolTable {
+ public:
+  explicit SymbolTable(const ElfFile& elf);
+  explicit SymbolTable(std::vector<FunctionSymbol> functions);
+
+  // Every function with exactly this name, ordered by address; several when
+  // static functions of different translation units share a name.
+  std::span<const FunctionSymbol> find(std::string_view name) const;
+  // Functions whose name matches a '*'/'?' glob, one per (name, address),
+  // sorted by name then address.
+  std::vector<const FunctionSymbol*> match(std::string_view glob) const;
+  // The function containing vaddr (a size-0 symbol contains only its own
+  // address). Among several, the innermost wins, then a global name over a
+  // local alias, then the name with fewer leading underscores.
+  std::optional<SymbolizedAddress> symbolize(uint64_t vaddr) const;
+
+  // All functions, sorted by address then name.
+  std::span<const FunctionSymbol> functions() const { return by_address_; }
+
+ private:
+  std::vector<FunctionSymbol> by_address_;
+  std::vector<FunctionSymbol> by_name_;
+  // max_end_[i]: the largest address + size among by_address_[0..i]; it
+  // bounds how far back symbolize() must look for an enclosing function.
+  std::vector<uint64_t> max_end_;
+};
+
+}  // namespace dprobe::symbols
+
+#endif  // DPROBE_SYMBOLS_SYMBOL_TABLE_H_

@@ -1,0 +1,37 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Turns an address of the traced process into `name+0xoff/0xsize`, the way
+// the kernel's %pS does. The CLI implements it over the process's loaded
+// objects; the formatter only asks.
+//
+//   class MySymbols : public Symbolizer {
+//     std::optional<SymbolHit> symbolize(uint64_t address) const override;
+//   };
+//   TraceFormatter formatter(&my_symbols);
+#ifndef DPROBE_TRACE_SYMBOLIZER_H_
+#define DPROBE_TRACE_SYMBOLIZER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dprobe::trace {
+
+// The symbol an address falls in. `name` must stay valid as long as the
+// symbolizer does: the formatter copies it into the line, never keeps it.
+struct SymbolHit {
+  std::string_view name;
+  uint64_t offset;  // address - symbol start
+  uint64_t size;    // the symbol's size in bytes
+};
+
+class Symbolizer {
+ public:
+  virtual ~Symbolizer() = default;
+  // nullopt when no symbol covers the address; the address then prints raw.
+  virtual std::optional<SymbolHit> symbolize(uint64_t address) const = 0;
+};
+
+}  // namespace dprobe::trace
+
+#endif  // DPROBE_TRACE_SYMBOLIZER_H_
