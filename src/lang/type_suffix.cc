@@ -1,6 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "lang/type_suffix.h"
 
+#include <cctype>
+
 #include "base/strings.h"
 #include "lang/limits.h"
 
@@ -44,11 +46,31 @@ std::optional<uint64_t> take_number(std::string_view& text) {
   return value;
 }
 
+// Whether the text after a ':' is spelled like a type (a known name, or a
+// size class u/s/x/b followed by a digit), right or wrong.
+bool looks_like_type(std::string_view text) {
+  text = text.substr(0, text.find('['));
+  if (text.empty() || trace::find_fetch_type(text) != nullptr) return true;
+  const bool size_class = text[0] == 'u' || text[0] == 's' || text[0] == 'x' || text[0] == 'b';
+  return size_class && text.size() > 1 && std::isdigit(static_cast<unsigned char>(text[1])) != 0;
+}
+
+// The ':' that starts the type. @[OBJ:]SYM may hold a ':' of its own, so
+// there the type is after the last ':', and only if it is spelled like one.
+size_t type_colon(std::string_view body) {
+  if (body.empty() || body[0] != '@') return body.find(':');
+  const size_t colon = body.rfind(':');
+  if (colon == std::string_view::npos) return colon;
+  const bool two_or_more = body.find(':') != colon;
+  if (two_or_more || looks_like_type(body.substr(colon + 1))) return colon;
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Parsed<TypeSuffix> parse_type_suffix(std::string_view body, size_t body_column) {
   TypeSuffix suffix;
-  const size_t colon = body.find(':');
+  const size_t colon = type_colon(body);
   suffix.expr = body.substr(0, colon);
   suffix.column = body_column;
   if (colon == std::string_view::npos) return suffix;

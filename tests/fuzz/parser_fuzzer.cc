@@ -1,0 +1,43 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// libFuzzer target for the definition parser. Besides "no crash, no
+// sanitizer report" it checks two properties on every input:
+//   - an error's caret lies within the command (or one past it, as the
+//     kernel's for a missing word);
+//   - a definition that parses prints a normalized form that parses again
+//     to the same normalized form (unless spelling out the default type
+//     pushed an argument past the kernel's 63-character limit).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "lang/definition.h"
+#include "lang/format_definition.h"
+
+namespace {
+
+void check(bool condition) {
+  if (!condition) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view line(reinterpret_cast<const char*>(data), size);
+  auto def = dprobe::lang::parse_definition(line);
+  if (!def) {
+    check(def.error().column <= def.error().command.size() + 1);
+    check(!dprobe::lang::render_error(def.error()).empty());
+    return 0;
+  }
+  if (def->kind != dprobe::lang::Definition::Kind::kAdd || def->wildcard) return 0;
+  const std::string normalized = dprobe::lang::format_definition(def->spec);
+  auto again = dprobe::lang::parse_definition(normalized);
+  if (!again && again.error().code == dprobe::lang::ErrorCode::ARG_TOO_LONG) return 0;
+  check(again.has_value());
+  check(dprobe::lang::format_definition(again->spec) == normalized);
+  check(again->spec.event.fixed_size == def->spec.event.fixed_size);
+  return 0;
+}
