@@ -2,9 +2,10 @@
 //
 // Definitions as a whole: probe kinds, targets, names, and the normalized
 // form `dprobe check` prints (as `cat kprobe_events` would).
+#include "lang/definition.h"
+
 #include <gtest/gtest.h>
 
-#include "lang/definition.h"
 #include "lang/format_definition.h"
 #include "lang/naming.h"
 
@@ -70,7 +71,8 @@ TEST(Definition, AddressTargets) {
   EXPECT_EQ(file.offset, 0x4a20);
   EXPECT_EQ(normalized("p /bin/ls:0x4a20"), "p:dprobes/p_ls_0x4a20 /bin/ls:0x0000000000004a20");
   EXPECT_EQ(normalized("p 0x401000"), "p:dprobes/p_0x401000 0x0000000000401000");
-  EXPECT_EQ(normalized("p libc.so.6:0x26000"), "p:dprobes/p_libc_0x26000 libc.so.6:0x0000000000026000");
+  EXPECT_EQ(normalized("p libc.so.6:0x26000"),
+            "p:dprobes/p_libc_0x26000 libc.so.6:0x0000000000026000");
 }
 
 TEST(Definition, GroupsAndEvents) {

@@ -34,16 +34,14 @@ std::string describe(const std::vector<FetchInsn>& code) {
 
 trace::EventArg parse_arg(const std::string& arg, const char* place = "libc.so.6:open",
                           char kind = 'p') {
-  auto def = parse_definition(std::string(1, kind) + " " + place + " " + arg,
-                              {arch::Isa::kX86_64});
+  auto def = parse_definition(std::string(1, kind) + " " + place + " " + arg, {arch::Isa::kX86_64});
   EXPECT_TRUE(def) << (def ? "" : render_error(def.error()));
   if (!def) return {};
   EXPECT_EQ(def->spec.event.args.size(), 1u);
   return def->spec.event.args.at(0);
 }
 
-std::string program(const std::string& arg, const char* place = "libc.so.6:open",
-                    char kind = 'p') {
+std::string program(const std::string& arg, const char* place = "libc.so.6:open", char kind = 'p') {
   return describe(parse_arg(arg, place, kind).code);
 }
 
