@@ -5,22 +5,38 @@
 
 #include "cli/target_resolver.h"
 #include "lang/definition.h"
+#include "symbols/lookup_error.h"
 
 namespace dprobe::cli {
 namespace {
 
+bool append_file(const std::string& path, std::vector<lang::SourceLine>& lines,
+                 std::ostream& errors) {
+  auto file = lang::read_definition_file(path);
+  if (!file) {
+    errors << "dprobe: error: cannot read definitions: " << file.error().message << "\n";
+    return false;
+  }
+  lines.insert(lines.end(), file->begin(), file->end());
+  return true;
+}
+
 std::vector<lang::SourceLine> collect_lines(const DefinitionSources& sources, std::ostream& errors,
                                             bool* ok) {
+  std::vector<SourceKind> order = sources.order;
+  if (order.empty()) {
+    order.assign(sources.expressions.size(), SourceKind::kExpression);
+    order.insert(order.end(), sources.files.size(), SourceKind::kFile);
+  }
   std::vector<lang::SourceLine> lines;
-  for (const std::string& text : sources.expressions) lines.push_back({text, {}});
-  for (const std::string& path : sources.files) {
-    auto file = lang::read_definition_file(path);
-    if (!file) {
-      errors << "dprobe: error: cannot read definitions: " << file.error().message << "\n";
-      *ok = false;
-      continue;
+  size_t next_expression = 0;
+  size_t next_file = 0;
+  for (SourceKind kind : order) {
+    if (kind == SourceKind::kExpression && next_expression < sources.expressions.size()) {
+      lines.push_back({sources.expressions[next_expression++], {}});
+    } else if (kind == SourceKind::kFile && next_file < sources.files.size()) {
+      *ok = append_file(sources.files[next_file++], lines, errors) && *ok;
     }
-    lines.insert(lines.end(), file->begin(), file->end());
   }
   return lines;
 }
@@ -37,6 +53,14 @@ std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sou
   bool ok = true;
   const std::vector<lang::SourceLine> lines = collect_lines(sources, errors, &ok);
   TargetResolver resolver(sources.executable);
+  if (!sources.executable.empty()) {
+    // A bad executable is one error, not one per definition that uses it.
+    if (auto exe = resolver.load({}); !exe) {
+      errors << "dprobe: error: " << sources.executable << ": "
+             << symbols::describe(exe.error().kind) << "\n";
+      return std::nullopt;
+    }
+  }
   lang::DefinitionSet set;
   for (const lang::SourceLine& line : lines) {
     auto def = lang::parse_definition(line.text);

@@ -10,6 +10,7 @@
 #ifndef DPROBE_CLI_DEFINITIONS_H_
 #define DPROBE_CLI_DEFINITIONS_H_
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -19,10 +20,15 @@
 
 namespace dprobe::cli {
 
+enum class SourceKind : uint8_t { kExpression, kFile };
+
 struct DefinitionSources {
   std::vector<std::string> expressions;  // -e, in order
   std::vector<std::string> files;        // -f, in order
   std::string executable;                // -x, or the command to run
+  // How -e and -f were interleaved on the command line, so that a removal
+  // applies to what came before it. Empty: every -e, then every -f.
+  std::vector<SourceKind> order;
 };
 
 // The loaded definitions, or nullopt when any was bad (all are reported).

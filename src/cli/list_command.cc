@@ -38,7 +38,7 @@ int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors
     errors << "dprobe: error: " << symbols::describe(error.kind);
     if (!error.detail.empty()) errors << ": " << error.detail;
     errors << "\n";
-    return 1;
+    return 2;
   }
   std::string text;
   for (const symbols::FunctionSymbol* function : (*object)->table.match(pattern.glob)) {

@@ -11,11 +11,28 @@
 
 namespace {
 
-void add_definition_options(CLI::App* command, dprobe::cli::DefinitionSources& sources) {
-  command->add_option("-e,--event", sources.expressions,
-                      "Probe definition, kprobe_events syntax (repeatable)");
-  command->add_option("-f,--file", sources.files,
-                      "File of probe definitions, one per line, # comments (repeatable)");
+struct DefinitionOptions {
+  CLI::Option* expressions;
+  CLI::Option* files;
+};
+
+DefinitionOptions add_definition_options(CLI::App* command,
+                                         dprobe::cli::DefinitionSources& sources) {
+  return {command->add_option("-e,--event", sources.expressions,
+                              "Probe definition, kprobe_events syntax (repeatable)"),
+          command->add_option("-f,--file", sources.files,
+                              "File of probe definitions, one per line, # comments (repeatable)")};
+}
+
+// The command-line order of -e and -f, so that `-f defs -e '-:grp/ev'`
+// removes what the file defined.
+void record_order(const CLI::App* command, const DefinitionOptions& options,
+                  dprobe::cli::DefinitionSources& sources) {
+  for (const CLI::Option* option : command->parse_order()) {
+    if (option == options.expressions)
+      sources.order.push_back(dprobe::cli::SourceKind::kExpression);
+    if (option == options.files) sources.order.push_back(dprobe::cli::SourceKind::kFile);
+  }
 }
 
 }  // namespace
@@ -29,7 +46,7 @@ int main(int argc, char** argv) {
       "check", "Parse and check definitions; print them as kprobe_events lists them");
   check_cmd->add_option("-x,--exec", check.sources.executable,
                         "Executable whose objects and symbols the definitions name");
-  add_definition_options(check_cmd, check.sources);
+  const DefinitionOptions check_definitions = add_definition_options(check_cmd, check.sources);
   check_cmd->add_flag("--format", check.show_format,
                       "Also print each event's record layout (events/GRP/EVENT/format)");
 
@@ -46,6 +63,7 @@ int main(int argc, char** argv) {
   }
 
   if (*check_cmd) {
+    record_order(check_cmd, check_definitions, check.sources);
     check.sources.executable = dprobe::cli::find_executable(check.sources.executable);
     return dprobe::cli::run_check(check, std::cout, std::cerr);
   }

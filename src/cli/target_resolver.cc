@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "lang/limits.h"
 #include "lang/naming.h"
 #include "symbols/lookup.h"
 
@@ -108,10 +109,13 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::expand_w
     lang::Definition each = def;
     each.wildcard = false;
     each.spec.point.target.symbol = function->name;
-    std::string name = lang::default_event_name(each.spec.point);
+    const std::string base = lang::default_event_name(each.spec.point);
+    std::string name = base;
     for (int n = 1; !names.insert(name).second; ++n) {
-      name = lang::sanitize_event_name(lang::default_event_name(each.spec.point) + "_" +
-                                       std::to_string(n));
+      // Cut the base, not the suffix: names equal after the length cut
+      // must still come out different.
+      const std::string suffix = "_" + std::to_string(n);
+      name = base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
     }
     each.spec.event.name = std::move(name);
     expanded.push_back(std::move(each));

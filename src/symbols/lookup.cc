@@ -52,8 +52,9 @@ Result<ResolvedSymbol, LookupError> resolve_symbol(const ElfFile& elf, const Sym
   const FunctionSymbol& sym = matches.front();
   const auto unsigned_offset = static_cast<uint64_t>(offset);
   if (offset < 0 || (sym.size > 0 && unsigned_offset >= sym.size)) {
-    return error(Kind::kOffsetPastEnd, std::string(name) + "+" + std::to_string(offset) +
-                                           " (size " + std::to_string(sym.size) + ")");
+    return error(Kind::kOffsetPastEnd, std::string(name) + (offset < 0 ? "" : "+") +
+                                           std::to_string(offset) + " (size " +
+                                           std::to_string(sym.size) + ")");
   }
   const uint64_t address = sym.address + unsigned_offset;
   const std::optional<uint64_t> file_offset = elf.file_offset_of(address);
