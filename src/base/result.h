@@ -53,6 +53,7 @@ class [[nodiscard]] Result {
   T&& value() && { return std::get<0>(std::move(storage_)); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 

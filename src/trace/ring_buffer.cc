@@ -150,7 +150,7 @@ bool RingReader::next_entry(uint64_t available, Entry& entry) {
   const std::byte* start = data_ + offset;
   // offset is 8-aligned, so at least the type and size fields lie before
   // the end of the data area.
-  if (load_field<uint16_t>(start, 0) == 0x1234) {
+  if (load_field<uint16_t>(start, 0) == kPaddingRecordType) {
     // The writer pads only just before a record it puts at the start.
     if (to_end >= available) {
       return report(fmt::format("padding at ring byte {} is not followed by a record", tail_));

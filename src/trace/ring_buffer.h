@@ -92,6 +92,8 @@ class RingBuffer {
 class RingWriter {
  public:
   explicit RingWriter(const RingBuffer& ring) noexcept;
+  RingWriter(const RingWriter&) = delete;  // a second writer would corrupt the ring
+  RingWriter& operator=(const RingWriter&) = delete;
 
   // `size` contiguous bytes, 8-byte aligned, for one record whose header
   // starts the block; nullptr when it does not fit, counted once in lost.
@@ -112,8 +114,9 @@ class RingWriter {
       if (!has_room(need)) return drop();
     }
     std::byte* record = data_ + offset;
-    if (len > to_end) [[unlikely]]
+    if (len > to_end) [[unlikely]] {
       record = pad_to_end(record, to_end);
+    }
     reserved_ = record;
     reserved_size_ = static_cast<uint16_t>(size);
     reserved_end_ = head_ + need;
@@ -191,6 +194,8 @@ class RecordCallback {
 class RingReader {
  public:
   explicit RingReader(const RingBuffer& ring);
+  RingReader(const RingReader&) = delete;  // two readers would skip each other's records
+  RingReader& operator=(const RingReader&) = delete;
 
   // Delivers, in order, every record committed before the call, skipping
   // padding. `record` spans the whole record, header included, and stays
