@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <ostream>
 #include <span>
 #include <sstream>
 #include <string>
@@ -39,6 +40,9 @@ struct ResolveCaretCase {
   ErrorCode code;
   std::string_view earlier = {};  // a definition loaded before this one, if any
 };
+
+// Names the case in test listings by its definition, not its bytes.
+void PrintTo(const ResolveCaretCase& c, std::ostream* os) { *os << c.definition; }
 
 // Placeholders for paths known only at run time; a caret after one moves by
 // the length the substitution adds.

@@ -7,6 +7,7 @@
 #ifndef DPROBE_TESTS_UNIT_LANG_CARET_CASES_H_
 #define DPROBE_TESTS_UNIT_LANG_CARET_CASES_H_
 
+#include <ostream>
 #include <string_view>
 
 #include "lang/error_table.h"
@@ -18,6 +19,9 @@ struct CaretCase {
   std::string_view caret;  // spaces, then '^' under the offending character
   ErrorCode code;
 };
+
+// Names the case in test listings by its definition, not its bytes.
+inline void PrintTo(const CaretCase& c, std::ostream* os) { *os << c.definition; }
 
 // clang-format off
 inline constexpr CaretCase kParseCaretCases[] = {
