@@ -76,7 +76,7 @@ std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sou
       continue;
     }
     for (lang::Definition& each : *resolved) {
-      if (auto applied = set.apply(std::move(each)); !applied) {
+      if (auto applied = set.apply(std::move(each), line.origin); !applied) {
         report(applied.error(), line, errors);
         ok = false;
       }

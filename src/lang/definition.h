@@ -15,6 +15,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arch/isa.h"
 #include "base/result.h"
@@ -47,6 +48,7 @@ struct Definition {
   size_t event_column = 0;   // the event name, or the header word
   size_t target_column = 0;  // the target word
   size_t symbol_column = 0;  // SYM (or the address) inside the target word
+  std::vector<size_t> arg_columns;  // each fetch argument's word
 };
 
 Result<Definition, ProbeError> parse_definition(std::string_view line,

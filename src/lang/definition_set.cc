@@ -33,12 +33,12 @@ std::string_view strip_comment(std::string_view line) {
 
 }  // namespace
 
-Result<void, ProbeError> DefinitionSet::apply(Definition def) {
+Result<void, ProbeError> DefinitionSet::apply(Definition def, std::string origin) {
   if (def.kind == Definition::Kind::kRemove) return remove(def);
-  return add(std::move(def));
+  return add(std::move(def), std::move(origin));
 }
 
-Result<void, ProbeError> DefinitionSet::add(Definition def) {
+Result<void, ProbeError> DefinitionSet::add(Definition def, std::string origin) {
   trace::ProbeSpec& spec = def.spec;
   for (const trace::ProbeSpec& existing : specs_) {
     if (existing.event.group != spec.event.group || existing.event.name != spec.event.name) {
@@ -51,12 +51,24 @@ Result<void, ProbeError> DefinitionSet::add(Definition def) {
   }
   spec.event.id = next_id_++;
   specs_.push_back(std::move(spec));
+  sites_.push_back({std::move(def.command), std::move(origin), def.target_column, def.symbol_column,
+                    std::move(def.arg_columns)});
   return {};
 }
 
 Result<void, ProbeError> DefinitionSet::remove(const Definition& def) {
-  const auto removed = std::erase_if(specs_, [&](const auto& spec) { return matches(spec, def); });
-  if (removed == 0) return error_at(ErrorCode::NO_SUCH_EVENT, def, def.event_column);
+  size_t kept = 0;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    if (matches(specs_[i], def)) continue;
+    if (kept != i) {
+      specs_[kept] = std::move(specs_[i]);
+      sites_[kept] = std::move(sites_[i]);
+    }
+    ++kept;
+  }
+  if (kept == specs_.size()) return error_at(ErrorCode::NO_SUCH_EVENT, def, def.event_column);
+  specs_.resize(kept);
+  sites_.resize(kept);
   return {};
 }
 

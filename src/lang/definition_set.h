@@ -18,20 +18,33 @@
 
 namespace dprobe::lang {
 
+// Where a definition was written, for errors found after it was added
+// (when its probe is placed in the process).
+struct DefinitionSite {
+  std::string command;
+  std::string origin;  // "FILE:LINE", or empty for -e
+  size_t target_column = 0;
+  size_t symbol_column = 0;
+  std::vector<size_t> arg_columns;
+};
+
 class DefinitionSet {
  public:
   // Adds or removes; a name already in use, or a removal that matches
   // nothing, is an error.
-  Result<void, ProbeError> apply(Definition def);
+  Result<void, ProbeError> apply(Definition def, std::string origin = {});
 
   const std::vector<trace::ProbeSpec>& specs() const { return specs_; }
+  // sites()[i] is where specs()[i] was written.
+  const std::vector<DefinitionSite>& sites() const { return sites_; }
   bool empty() const { return specs_.empty(); }
 
  private:
-  Result<void, ProbeError> add(Definition def);
+  Result<void, ProbeError> add(Definition def, std::string origin);
   Result<void, ProbeError> remove(const Definition& def);
 
   std::vector<trace::ProbeSpec> specs_;
+  std::vector<DefinitionSite> sites_;
   uint16_t next_id_ = 1;
 };
 

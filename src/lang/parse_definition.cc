@@ -185,6 +185,7 @@ class DefinitionParser {
       size += arg->field_size();
       if (size > kMaxFixedRecordSize) return fault(ErrorCode::EVENT_TOO_BIG, column);
       event.args.push_back(std::move(*arg));
+      def_.arg_columns.push_back(column);
     }
     trace::layout_event(event);
     return {};

@@ -67,6 +67,9 @@ class ElfFile {
   // Every defined function of .symtab and .dynsym, each (name, address)
   // once, sorted by address then name. Reads the symbol tables on each call.
   std::vector<FunctionSymbol> functions() const;
+  // Every variable with a link-time address (STT_OBJECT), for @SYM fetches;
+  // the same shape as functions(), is_ifunc always false.
+  std::vector<FunctionSymbol> variables() const;
 
   // Translation through PT_LOAD segments; only bytes present in the file
   // (inside p_filesz) have a file offset.

@@ -28,15 +28,23 @@ bool is_defined_function(const GElf_Sym& sym) {
   return sym.st_shndx != SHN_UNDEF && sym.st_value != 0;
 }
 
-void collect_functions(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr,
-                       std::vector<FunctionSymbol>& out) {
+// Variables at a fixed link-time address (thread-locals have none).
+bool is_defined_variable(const GElf_Sym& sym) {
+  if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT) return false;
+  return sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_COMMON && sym.st_value != 0;
+}
+
+using SymbolFilter = bool (*)(const GElf_Sym&);
+
+void collect_symbols(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, SymbolFilter wanted,
+                     std::vector<FunctionSymbol>& out) {
   Elf_Data* data = elf_getdata(scn, nullptr);
   const size_t entry_size = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   if (data == nullptr || entry_size == 0) return;
   const size_t count = data->d_size / entry_size;
   for (size_t i = 1; i < count; ++i) {  // entry 0 is the reserved null symbol
     GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr || !is_defined_function(sym)) {
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr || !wanted(sym)) {
       continue;
     }
     const char* raw = elf_strptr(elf, shdr.sh_link, sym.st_name);
@@ -68,20 +76,28 @@ void merge_repeats(std::vector<FunctionSymbol>& functions) {
   functions = std::move(merged);
 }
 
-}  // namespace
-
-std::vector<FunctionSymbol> ElfFile::functions() const {
+std::vector<FunctionSymbol> collect_all(Elf* elf, SymbolFilter wanted) {
   std::vector<FunctionSymbol> out;
   Elf_Scn* scn = nullptr;
-  while ((scn = elf_nextscn(elf_, scn)) != nullptr) {
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) continue;
     if (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM) {
-      collect_functions(elf_, scn, shdr, out);
+      collect_symbols(elf, scn, shdr, wanted, out);
     }
   }
   merge_repeats(out);
   return out;
+}
+
+}  // namespace
+
+std::vector<FunctionSymbol> ElfFile::functions() const {
+  return collect_all(elf_, is_defined_function);
+}
+
+std::vector<FunctionSymbol> ElfFile::variables() const {
+  return collect_all(elf_, is_defined_variable);
 }
 
 }  // namespace dprobe::symbols

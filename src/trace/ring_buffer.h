@@ -126,9 +126,15 @@ class RingWriter {
   // Publishes the record the last successful reserve returned. The ring
   // stamps the reserved size into the header itself, so the consumer's
   // framing never depends on what the caller wrote there.
-  void commit() noexcept {
-    store_field<uint16_t>(reserved_, kSizeFieldOffset, reserved_size_);
-    head_ = reserved_end_;
+  void commit() noexcept { commit(reserved_size_); }
+
+  // Publishes the record with `size` (at most what was reserved) bytes:
+  // a record whose strings turned out shorter than their bound gives the
+  // rest of its reservation back.
+  void commit(uint32_t size) noexcept {
+    const uint64_t unused = align_record(reserved_size_) - align_record(size);
+    store_field<uint16_t>(reserved_, kSizeFieldOffset, static_cast<uint16_t>(size));
+    head_ = reserved_end_ - unused;
     // Relaxed: the release store of head below orders it for the reader.
     control_->written.store(++written_, std::memory_order_relaxed);
     control_->head.store(head_, std::memory_order_release);

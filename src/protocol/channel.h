@@ -1,0 +1,47 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Framed messages over a connected Unix stream socket: a 5-byte header
+// (payload length, message type), the payload, and optionally one file
+// descriptor passed alongside (SCM_RIGHTS).
+//
+//   send_message(sock, MessageType::kGo, {});
+//   auto message = receive_message(sock);   // blocks for a whole frame
+//   if (message && message->type == MessageType::kHello) ...
+#ifndef DPROBE_PROTOCOL_CHANNEL_H_
+#define DPROBE_PROTOCOL_CHANNEL_H_
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "base/result.h"
+#include "protocol/messages.h"
+
+namespace dprobe::protocol {
+
+// Frames larger than this are refused: a wildcard over a big library is a
+// few megabytes of definitions, nowhere near it.
+inline constexpr uint32_t kMaxPayload = 256u << 20;
+
+struct Message {
+  MessageType type = MessageType::kHello;
+  std::vector<std::byte> payload;
+  int fd = -1;  // received descriptor, owned by the receiver; -1 if none
+};
+
+Result<void> send_message(int socket, MessageType type, std::span<const std::byte> payload,
+                          int fd = -1);
+Result<Message> receive_message(int socket);
+
+struct PeerCredentials {
+  pid_t pid;
+  uid_t uid;
+  gid_t gid;
+};
+Result<PeerCredentials> peer_credentials(int socket);
+
+}  // namespace dprobe::protocol
+
+#endif  // DPROBE_PROTOCOL_CHANNEL_H_

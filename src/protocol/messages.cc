@@ -1,0 +1,170 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "protocol/messages.h"
+
+#include "protocol/wire.h"
+
+namespace dprobe::protocol {
+namespace {
+
+// Smallest encodings, to refuse counts a message could not hold.
+constexpr size_t kMinObjectBytes = 4 + 8 * 3 + 1;
+constexpr size_t kMinProbeBytes = 8 * 3 + 4;
+constexpr size_t kMinArgBytes = 4 * 6;
+constexpr size_t kMinResultBytes = 2 + 1 + 4;
+
+void put_arg(WireWriter& w, const trace::EventArg& arg) {
+  w.str(arg.name);
+  w.str(arg.expr);
+  w.str(arg.type_text);
+  w.u8(static_cast<uint8_t>(arg.type));
+  w.u32(arg.count);
+  w.u32(arg.offset);
+  w.u32(static_cast<uint32_t>(arg.code.size()));
+  for (const trace::FetchInsn& insn : arg.code) w.raw(&insn, sizeof(insn));
+  w.str(arg.data);
+}
+
+trace::EventArg get_arg(WireReader& r) {
+  trace::EventArg arg;
+  arg.name = r.str();
+  arg.expr = r.str();
+  arg.type_text = r.str();
+  const uint8_t type = r.u8();
+  arg.type = type < static_cast<uint8_t>(trace::TypeId::kCount) ? static_cast<trace::TypeId>(type)
+                                                                  : trace::kDefaultType;
+  arg.count = r.u32();
+  arg.offset = r.u32();
+  const uint32_t ops = r.count(sizeof(trace::FetchInsn));
+  arg.code.resize(ops);
+  for (trace::FetchInsn& insn : arg.code) r.raw(&insn, sizeof(insn));
+  arg.data = r.str();
+  return arg;
+}
+
+void put_spec(WireWriter& w, const trace::ProbeSpec& spec) {
+  w.boolean(spec.point.is_return);
+  w.u32(spec.point.maxactive);
+  const trace::EventDesc& ev = spec.event;
+  w.u16(ev.id);
+  w.str(ev.group);
+  w.str(ev.name);
+  w.u32(ev.fixed_size);
+  w.u32(static_cast<uint32_t>(ev.args.size()));
+  for (const trace::EventArg& arg : ev.args) put_arg(w, arg);
+}
+
+trace::ProbeSpec get_spec(WireReader& r) {
+  trace::ProbeSpec spec;
+  spec.point.is_return = r.boolean();
+  spec.point.maxactive = r.u32();
+  trace::EventDesc& ev = spec.event;
+  ev.is_return = spec.point.is_return;
+  ev.id = r.u16();
+  ev.group = r.str();
+  ev.name = r.str();
+  ev.fixed_size = r.u32();
+  const uint32_t args = r.count(kMinArgBytes);
+  for (uint32_t i = 0; i < args && r.ok(); ++i) ev.args.push_back(get_arg(r));
+  return spec;
+}
+
+template <typename T>
+Result<T> finish(const WireReader& r, T value, const char* what) {
+  if (!r.ok() || !r.at_end()) return fail(std::string("malformed ") + what + " message");
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode(const Hello& hello) {
+  WireWriter w;
+  w.u32(hello.version);
+  w.u32(hello.pid);
+  w.u32(static_cast<uint32_t>(hello.objects.size()));
+  for (const LoadedObject& object : hello.objects) {
+    w.str(object.path);
+    w.u64(object.bias);
+    w.u64(object.dev);
+    w.u64(object.ino);
+    w.boolean(object.is_main);
+  }
+  return w.take();
+}
+
+Result<Hello> decode_hello(std::span<const std::byte> bytes) {
+  WireReader r(bytes);
+  Hello hello;
+  hello.version = r.u32();
+  hello.pid = r.u32();
+  const uint32_t objects = r.count(kMinObjectBytes);
+  for (uint32_t i = 0; i < objects && r.ok(); ++i) {
+    LoadedObject object;
+    object.path = r.str();
+    object.bias = r.u64();
+    object.dev = r.u64();
+    object.ino = r.u64();
+    object.is_main = r.boolean();
+    hello.objects.push_back(std::move(object));
+  }
+  return finish(r, std::move(hello), "hello");
+}
+
+std::vector<std::byte> encode(const Probes& probes) {
+  WireWriter w;
+  w.u32(probes.ring_data_bytes);
+  w.u32(probes.max_threads);
+  w.u32(static_cast<uint32_t>(probes.probes.size()));
+  for (const ProbeRequest& probe : probes.probes) {
+    w.u64(probe.address);
+    w.u64(probe.function_address);
+    w.u64(probe.function_size);
+    put_spec(w, probe.spec);
+  }
+  return w.take();
+}
+
+Result<Probes> decode_probes(std::span<const std::byte> bytes) {
+  WireReader r(bytes);
+  Probes probes;
+  probes.ring_data_bytes = r.u32();
+  probes.max_threads = r.u32();
+  const uint32_t count = r.count(kMinProbeBytes);
+  for (uint32_t i = 0; i < count && r.ok(); ++i) {
+    ProbeRequest probe;
+    probe.address = r.u64();
+    probe.function_address = r.u64();
+    probe.function_size = r.u64();
+    probe.spec = get_spec(r);
+    probes.probes.push_back(std::move(probe));
+  }
+  return finish(r, std::move(probes), "probes");
+}
+
+std::vector<std::byte> encode(const ArmReport& report) {
+  WireWriter w;
+  w.u32(report.trace_memory_bytes);
+  w.u32(static_cast<uint32_t>(report.results.size()));
+  for (const ArmResult& result : report.results) {
+    w.u16(result.event_id);
+    w.u8(static_cast<uint8_t>(result.status));
+    w.str(result.message);
+  }
+  return w.take();
+}
+
+Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes) {
+  WireReader r(bytes);
+  ArmReport report;
+  report.trace_memory_bytes = r.u32();
+  const uint32_t count = r.count(kMinResultBytes);
+  for (uint32_t i = 0; i < count && r.ok(); ++i) {
+    ArmResult result;
+    result.event_id = r.u16();
+    result.status = static_cast<ArmStatus>(r.u8());
+    result.message = r.str();
+    report.results.push_back(std::move(result));
+  }
+  return finish(r, std::move(report), "arm report");
+}
+
+}  // namespace dprobe::protocol

@@ -1,0 +1,88 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The messages between the CLI and the agent, in the order they go:
+//
+//   agent -> cli   Hello      who it is and which objects are loaded where
+//   cli -> agent   Probes     what to probe: run-time addresses, compiled events
+//   agent -> cli   ArmReport  per probe: armed, or why not; with the trace
+//                             memory's file descriptor alongside
+//   cli -> agent   Go | Abort let the program run, or disarm and stop
+//
+//   auto bytes = encode(hello);
+//   auto back = decode_hello(bytes);
+#ifndef DPROBE_PROTOCOL_MESSAGES_H_
+#define DPROBE_PROTOCOL_MESSAGES_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "trace/event.h"
+
+namespace dprobe::protocol {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+
+enum class MessageType : uint8_t { kHello = 1, kProbes, kArmReport, kGo, kAbort };
+
+struct LoadedObject {
+  std::string path;  // as the dynamic loader names it; the executable's real path
+  uint64_t bias = 0;  // run-time address minus link-time address
+  uint64_t dev = 0;   // st_dev and st_ino, to match files whatever the path
+  uint64_t ino = 0;
+  bool is_main = false;
+};
+
+struct Hello {
+  uint32_t version = kProtocolVersion;
+  uint32_t pid = 0;
+  std::vector<LoadedObject> objects;
+};
+
+struct ProbeRequest {
+  uint64_t address = 0;           // the probed instruction, run-time
+  uint64_t function_address = 0;  // start of its function, to check the boundary from
+  uint64_t function_size = 0;
+  trace::ProbeSpec spec;          // fetch symbols and file offsets already made addresses
+};
+
+struct Probes {
+  uint32_t ring_data_bytes = 0;  // per thread, a power of two
+  uint32_t max_threads = 0;      // ring slots
+  std::vector<ProbeRequest> probes;
+};
+
+enum class ArmStatus : uint8_t {
+  kArmed,
+  kNotBoundary,  // inside an instruction (the kernel's EILSEQ)
+  kRejected,     // an instruction that cannot be probed
+  kBlacklisted,  // the agent itself, the signal return trampoline
+  kNoSlot,       // no out-of-line slot within reach
+  kNotMapped,    // the address is not in executable memory of the process
+  kPatchFailed,  // writing the breakpoint failed
+};
+
+struct ArmResult {
+  uint16_t event_id = 0;
+  ArmStatus status = ArmStatus::kArmed;
+  std::string message;  // the reason, and for kNotBoundary the listing
+};
+
+struct ArmReport {
+  uint32_t trace_memory_bytes = 0;  // the shared trace memory sent as a descriptor
+  std::vector<ArmResult> results;
+};
+
+std::vector<std::byte> encode(const Hello& hello);
+std::vector<std::byte> encode(const Probes& probes);
+std::vector<std::byte> encode(const ArmReport& report);
+
+Result<Hello> decode_hello(std::span<const std::byte> bytes);
+Result<Probes> decode_probes(std::span<const std::byte> bytes);
+Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes);
+
+}  // namespace dprobe::protocol
+
+#endif  // DPROBE_PROTOCOL_MESSAGES_H_

@@ -1,0 +1,72 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "trace/trace_memory.h"
+
+#include <new>
+
+#include "trace/ring_buffer.h"
+
+namespace dprobe::trace {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+constexpr uint64_t page_align(uint64_t n) { return (n + kPage - 1) & ~(kPage - 1); }
+
+}  // namespace
+
+TraceMemoryLayout TraceMemoryLayout::compute(uint32_t slot_count, uint32_t event_slots,
+                                             uint64_t ring_data_bytes) {
+  TraceMemoryLayout layout;
+  layout.slot_count = slot_count;
+  layout.event_slots = event_slots;
+  layout.ring_bytes = ring_bytes_for(ring_data_bytes);
+  layout.counters_offset = page_align(sizeof(TraceMemoryHeader));
+  layout.slots_offset =
+      page_align(layout.counters_offset + uint64_t{event_slots} * sizeof(EventCounter));
+  layout.rings_offset = page_align(layout.slots_offset + uint64_t{slot_count} * sizeof(SlotState));
+  layout.total_bytes = layout.rings_offset + uint64_t{slot_count} * layout.ring_bytes;
+  return layout;
+}
+
+TraceMemory::TraceMemory(void* memory)
+    : base_(static_cast<std::byte*>(memory)),
+      header_(static_cast<TraceMemoryHeader*>(memory)),
+      counters_(reinterpret_cast<EventCounter*>(base_ + header_->counters_offset)),
+      slots_(reinterpret_cast<SlotState*>(base_ + header_->slots_offset)) {}
+
+Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
+                                            const TraceMemoryLayout& layout) {
+  if (size < layout.total_bytes) return fail("trace memory too small for its layout");
+  // Fresh memfd pages are zero: every counter is 0 and every slot free.
+  auto* header = new (memory) TraceMemoryHeader{};
+  header->version = kTraceMemoryVersion;
+  header->slot_count = layout.slot_count;
+  header->event_slots = layout.event_slots;
+  header->ring_bytes = layout.ring_bytes;
+  header->counters_offset = layout.counters_offset;
+  header->slots_offset = layout.slots_offset;
+  header->rings_offset = layout.rings_offset;
+  header->total_bytes = layout.total_bytes;
+  header->magic = kTraceMemoryMagic;
+  return TraceMemory(memory);
+}
+
+Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
+  if (size < sizeof(TraceMemoryHeader)) return fail("trace memory too small");
+  const auto* header = static_cast<const TraceMemoryHeader*>(memory);
+  if (header->magic != kTraceMemoryMagic || header->version != kTraceMemoryVersion) {
+    return fail("trace memory has a bad magic or version");
+  }
+  const TraceMemoryLayout expected =
+      TraceMemoryLayout::compute(header->slot_count, header->event_slots,
+                                 header->ring_bytes - kRingControlBytes);
+  const bool consistent = expected.counters_offset == header->counters_offset &&
+                          expected.slots_offset == header->slots_offset &&
+                          expected.rings_offset == header->rings_offset &&
+                          expected.total_bytes == header->total_bytes &&
+                          header->ring_bytes > kRingControlBytes;
+  if (!consistent || header->total_bytes > size) return fail("trace memory layout is inconsistent");
+  return TraceMemory(memory);
+}
+
+}  // namespace dprobe::trace

@@ -1,0 +1,98 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The one shared memory block of a tracing session, created by the agent
+// and mapped by the CLI: per-event counters (the profile), a table of ring
+// slots, and the rings themselves, one per traced thread.
+//
+//   | header | counters[event_slots] | slot states[slot_count] | ring 0 | ring 1 | ...
+//
+// A thread takes a free slot on its first hit (kFree -> kActive), gives it
+// back when it exits (kActive -> kRetired); the CLI drains a retired ring to
+// the end before it frees the slot (kRetired -> kFree). Each new owner bumps
+// the slot's generation, so the CLI knows to start reading afresh.
+//
+//   auto layout = TraceMemoryLayout::compute(64, 10, 1 << 20);
+//   auto memory = TraceMemory::initialize(shm.data(), shm.size(), layout);
+//   memory->counter(3).hits.fetch_add(1, std::memory_order_relaxed);
+#ifndef DPROBE_TRACE_TRACE_MEMORY_H_
+#define DPROBE_TRACE_TRACE_MEMORY_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "base/result.h"
+
+namespace dprobe::trace {
+
+inline constexpr uint32_t kTraceMemoryMagic = 0x454d5244;  // "DRME"
+inline constexpr uint32_t kTraceMemoryVersion = 1;
+
+struct TraceMemoryHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t slot_count;
+  uint32_t event_slots;
+  uint64_t ring_bytes;  // one ring block, control page included
+  uint64_t counters_offset;
+  uint64_t slots_offset;
+  uint64_t rings_offset;
+  uint64_t total_bytes;
+  // Hits that found every ring slot taken: lost, and counted here.
+  alignas(64) std::atomic<uint64_t> slotless;
+};
+
+// Per event: hits, and misses (a nested hit whose handler could not run,
+// or a record that found its ring full), as the kernel's kprobe_profile.
+struct alignas(16) EventCounter {
+  std::atomic<uint64_t> hits;
+  std::atomic<uint64_t> misses;
+};
+
+enum SlotStateValue : uint32_t { kSlotFree = 0, kSlotClaiming, kSlotActive, kSlotRetired };
+
+struct SlotState {
+  std::atomic<uint32_t> state;
+  std::atomic<uint32_t> generation;
+};
+
+struct TraceMemoryLayout {
+  uint32_t slot_count = 0;
+  uint32_t event_slots = 0;
+  uint64_t ring_bytes = 0;
+  uint64_t counters_offset = 0;
+  uint64_t slots_offset = 0;
+  uint64_t rings_offset = 0;
+  uint64_t total_bytes = 0;
+
+  static TraceMemoryLayout compute(uint32_t slot_count, uint32_t event_slots,
+                                   uint64_t ring_data_bytes);
+};
+
+// A view over the mapped block; it owns nothing.
+class TraceMemory {
+ public:
+  static Result<TraceMemory> initialize(void* memory, size_t size, const TraceMemoryLayout& layout);
+  // Checks a block the other side formatted; trusts nothing in it.
+  static Result<TraceMemory> attach(void* memory, size_t size);
+
+  TraceMemoryHeader& header() const { return *header_; }
+  uint32_t slot_count() const { return header_->slot_count; }
+  uint32_t event_slots() const { return header_->event_slots; }
+  uint64_t ring_bytes() const { return header_->ring_bytes; }
+
+  EventCounter& counter(uint32_t event_id) const { return counters_[event_id]; }
+  SlotState& slot(uint32_t index) const { return slots_[index]; }
+  void* ring(uint32_t index) const { return base_ + header_->rings_offset + index * ring_bytes(); }
+
+ private:
+  explicit TraceMemory(void* memory);
+  std::byte* base_;
+  TraceMemoryHeader* header_;
+  EventCounter* counters_;
+  SlotState* slots_;
+};
+
+}  // namespace dprobe::trace
+
+#endif  // DPROBE_TRACE_TRACE_MEMORY_H_
