@@ -8,6 +8,7 @@
 #include "cli/check_command.h"
 #include "cli/executable.h"
 #include "cli/list_command.h"
+#include "cli/run_command.h"
 
 namespace {
 
@@ -50,6 +51,20 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--format", check.show_format,
                       "Also print each event's record layout (events/GRP/EVENT/format)");
 
+  dprobe::cli::RunOptions run;
+  std::string buffer_size = "1M";
+  bool json = false;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a command with probes armed before its main, and print the trace");
+  const DefinitionOptions run_definitions = add_definition_options(run_cmd, run.sources);
+  run_cmd->add_option("-o,--output", run.output, "Write the trace to a file, not stdout");
+  run_cmd->add_flag("--json", json, "Print JSON lines instead of ftrace text lines");
+  run_cmd->add_flag("--profile", run.profile,
+                    "At the end, print each event's hits and misses (as kprobe_profile)");
+  run_cmd->add_option("--buffer-size", buffer_size,
+                      "Ring size per thread, e.g. 512K, 4M (default 1M)");
+  run_cmd->add_option("command", run.command, "The command to trace, after --")->required();
+
   dprobe::cli::ListOptions list;
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");
   list_cmd->add_option("-x,--exec", list.executable, "Executable to list (or to find OBJ for)");
@@ -62,6 +77,17 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : 2;
   }
 
+  if (*run_cmd) {
+    record_order(run_cmd, run_definitions, run.sources);
+    run.format = json ? dprobe::cli::OutputFormat::kJson : dprobe::cli::OutputFormat::kText;
+    const auto bytes = dprobe::cli::parse_buffer_size(buffer_size);
+    if (!bytes) {
+      std::cerr << "dprobe: error: bad --buffer-size: " << buffer_size << "\n";
+      return 2;
+    }
+    run.buffer_size = *bytes;
+    return dprobe::cli::run_run(run, std::cerr);
+  }
   if (*check_cmd) {
     record_order(check_cmd, check_definitions, check.sources);
     check.sources.executable = dprobe::cli::find_executable(check.sources.executable);

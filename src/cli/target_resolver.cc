@@ -65,7 +65,9 @@ Result<const LoadedObject*, LookupError> TargetResolver::load(const std::string&
     auto elf = symbols::ElfFile::open(*path);
     if (!elf) return unexpected(elf.error());
     symbols::SymbolTable table(*elf);
-    slot = std::make_unique<LoadedObject>(LoadedObject{std::move(*elf), std::move(table)});
+    std::vector<symbols::FunctionSymbol> variables = elf->variables();
+    slot = std::make_unique<LoadedObject>(
+        LoadedObject{std::move(*elf), std::move(table), std::move(variables)});
   }
   return slot.get();
 }

@@ -27,6 +27,7 @@ namespace dprobe::cli {
 struct LoadedObject {
   symbols::ElfFile elf;
   symbols::SymbolTable table;
+  std::vector<symbols::FunctionSymbol> variables;  // for @SYM fetches
 };
 
 class TargetResolver {

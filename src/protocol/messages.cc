@@ -31,7 +31,7 @@ trace::EventArg get_arg(WireReader& r) {
   arg.type_text = r.str();
   const uint8_t type = r.u8();
   arg.type = type < static_cast<uint8_t>(trace::TypeId::kCount) ? static_cast<trace::TypeId>(type)
-                                                                  : trace::kDefaultType;
+                                                                : trace::kDefaultType;
   arg.count = r.u32();
   arg.offset = r.u32();
   const uint32_t ops = r.count(sizeof(trace::FetchInsn));

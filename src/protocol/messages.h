@@ -28,7 +28,7 @@ inline constexpr uint32_t kProtocolVersion = 1;
 enum class MessageType : uint8_t { kHello = 1, kProbes, kArmReport, kGo, kAbort };
 
 struct LoadedObject {
-  std::string path;  // as the dynamic loader names it; the executable's real path
+  std::string path;   // as the dynamic loader names it; the executable's real path
   uint64_t bias = 0;  // run-time address minus link-time address
   uint64_t dev = 0;   // st_dev and st_ino, to match files whatever the path
   uint64_t ino = 0;
@@ -45,7 +45,7 @@ struct ProbeRequest {
   uint64_t address = 0;           // the probed instruction, run-time
   uint64_t function_address = 0;  // start of its function, to check the boundary from
   uint64_t function_size = 0;
-  trace::ProbeSpec spec;          // fetch symbols and file offsets already made addresses
+  trace::ProbeSpec spec;  // fetch symbols and file offsets already made addresses
 };
 
 struct Probes {

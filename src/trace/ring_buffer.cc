@@ -1,8 +1,6 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "trace/ring_buffer.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -11,21 +9,24 @@
 namespace dprobe::trace {
 namespace {
 
+// Messages are built with std::to_string: the agent links this file, and
+// keeps its dependencies to the C and C++ runtimes.
+std::string num(uint64_t value) { return std::to_string(value); }
+
 // The data area size a block of `bytes` at `mem` can hold, if it is usable.
 Result<uint64_t> data_bytes_of(const void* mem, size_t bytes) {
   if (mem == nullptr) return fail("ring memory is null");
   if (reinterpret_cast<uintptr_t>(mem) % alignof(RingControl) != 0) {
-    return fail(fmt::format("ring memory at {} is not {}-byte aligned", mem, alignof(RingControl)));
+    return fail("ring memory is not " + num(alignof(RingControl)) + "-byte aligned");
   }
   if (bytes < ring_bytes_for(kMinRingDataBytes)) {
-    return fail(
-        fmt::format("ring of {} bytes is too small: the control page takes {} and the "
-                    "data area needs at least {}",
-                    bytes, kRingControlBytes, kMinRingDataBytes));
+    return fail("ring of " + num(bytes) + " bytes is too small: the control page takes " +
+                num(kRingControlBytes) + " and the data area needs at least " +
+                num(kMinRingDataBytes));
   }
   const size_t data = bytes - kRingControlBytes;
   if (!std::has_single_bit(data)) {
-    return fail(fmt::format("ring data area of {} bytes is not a power of two", data));
+    return fail("ring data area of " + num(data) + " bytes is not a power of two");
   }
   return uint64_t{data};
 }
@@ -57,16 +58,15 @@ Result<RingBuffer> RingBuffer::attach(void* mem, size_t bytes) {
   if (!data_bytes) return fail(data_bytes.error().message);
   const auto* control = static_cast<const RingControl*>(mem);
   if (control->magic != kRingMagic) {
-    return fail(
-        fmt::format("not a dprobe ring: magic {:#x}, expected {:#x}", control->magic, kRingMagic));
+    return fail("not a dprobe ring: bad magic " + num(control->magic));
   }
   if (control->version != kRingVersion) {
-    return fail(fmt::format("ring version {} is not the supported version {}", control->version,
-                            kRingVersion));
+    return fail("ring version " + num(control->version) + " is not the supported version " +
+                num(kRingVersion));
   }
   if (control->data_bytes != *data_bytes) {
-    return fail(fmt::format("ring says its data area is {} bytes, but the block holds {}",
-                            control->data_bytes, *data_bytes));
+    return fail("ring says its data area is " + num(control->data_bytes) +
+                " bytes, but the block holds " + num(*data_bytes));
   }
   return RingBuffer(mem, *data_bytes);
 }
@@ -108,7 +108,7 @@ RingReader::RingReader(const RingBuffer& ring)
       mask_(ring.data_bytes() - 1),
       tail_(control_->tail.load(std::memory_order_acquire)),
       published_tail_(tail_) {
-  if (tail_ % 8 != 0) report(fmt::format("ring tail {} is not 8-byte aligned", tail_));
+  if (tail_ % 8 != 0) report("ring tail " + num(tail_) + " is not 8-byte aligned");
 }
 
 size_t RingReader::drain(RecordCallback callback) {
@@ -117,7 +117,7 @@ size_t RingReader::drain(RecordCallback callback) {
   // are fully written.
   const uint64_t head = control_->head.load(std::memory_order_acquire);
   if (head - tail_ > mask_ + 1) {
-    report(fmt::format("ring head {} is not within one ring of tail {}", head, tail_));
+    report("ring head " + num(head) + " is not within one ring of tail " + num(tail_));
     return 0;
   }
   size_t delivered = 0;
@@ -153,28 +153,28 @@ bool RingReader::next_entry(uint64_t available, Entry& entry) {
   if (load_field<uint16_t>(start, 0) == kPaddingRecordType) {
     // The writer pads only just before a record it puts at the start.
     if (to_end >= available) {
-      return report(fmt::format("padding at ring byte {} is not followed by a record", tail_));
+      return report("padding at ring byte " + num(tail_) + " is not followed by a record");
     }
     entry = {start, 0, to_end};
     return true;
   }
   if (available < kRecordHeaderSize) {
-    return report(
-        fmt::format("{} bytes at ring byte {} before head cannot hold a record", available, tail_));
+    return report(num(available) + " bytes at ring byte " + num(tail_) +
+                  " before head cannot hold a record");
   }
   const uint32_t size = load_field<uint16_t>(start, offsetof(RecordHeader, size));
   const uint64_t bytes = align_record(size);
   if (size < kRecordHeaderSize) {
-    return report(fmt::format("record at ring byte {} has size {}, less than its {}-byte header",
-                              tail_, size, kRecordHeaderSize));
+    return report("record at ring byte " + num(tail_) + " has size " + num(size) +
+                  ", less than its " + num(kRecordHeaderSize) + "-byte header");
   }
   if (bytes > available) {
-    return report(fmt::format("record at ring byte {} of size {} runs past head ({} bytes left)",
-                              tail_, size, available));
+    return report("record at ring byte " + num(tail_) + " of size " + num(size) +
+                  " runs past head (" + num(available) + " bytes left)");
   }
   if (bytes > to_end) {
-    return report(fmt::format("record at ring byte {} of size {} runs past the end of the ring",
-                              tail_, size));
+    return report("record at ring byte " + num(tail_) + " of size " + num(size) +
+                  " runs past the end of the ring");
   }
   entry = {start, size, bytes};
   return true;

@@ -57,9 +57,8 @@ Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
   if (header->magic != kTraceMemoryMagic || header->version != kTraceMemoryVersion) {
     return fail("trace memory has a bad magic or version");
   }
-  const TraceMemoryLayout expected =
-      TraceMemoryLayout::compute(header->slot_count, header->event_slots,
-                                 header->ring_bytes - kRingControlBytes);
+  const TraceMemoryLayout expected = TraceMemoryLayout::compute(
+      header->slot_count, header->event_slots, header->ring_bytes - kRingControlBytes);
   const bool consistent = expected.counters_offset == header->counters_offset &&
                           expected.slots_offset == header->slots_offset &&
                           expected.rings_offset == header->rings_offset &&

@@ -1,0 +1,38 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What the trap handler reads on every hit: the probe registry, the events
+// (their compiled fetch programs), and the shared trace memory. Written once
+// at start-up, before any probe is armed; read-only afterwards.
+#ifndef DPROBE_AGENT_AGENT_STATE_H_
+#define DPROBE_AGENT_AGENT_STATE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/probe_registry.h"
+#include "trace/event.h"
+#include "trace/trace_memory.h"
+
+namespace dprobe::agent {
+
+struct AgentEvent {
+  trace::EventDesc desc;
+  uint32_t max_record = 0;  // fixed part plus room for its strings
+};
+
+struct AgentState {
+  std::optional<core::ProbeRegistry> registry;
+  std::vector<AgentEvent> events;
+  std::optional<trace::TraceMemory> memory;
+  // False after fork in the child, and after the session ends: probes
+  // still resume correctly, but record nothing.
+  std::atomic<bool> recording{false};
+};
+
+AgentState& agent_state();
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_AGENT_STATE_H_

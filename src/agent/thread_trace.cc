@@ -1,0 +1,71 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/thread_trace.h"
+
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace dprobe::agent {
+namespace {
+
+// initial-exec: a plain %fs-relative access, safe in a signal handler, with
+// no lazy allocation behind it.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
+
+pthread_key_t g_exit_key;
+const trace::TraceMemory* g_memory = nullptr;
+
+void retire_slot(void*) {
+  ThreadTrace& t = t_trace;
+  if (!t.has_ring || g_memory == nullptr) return;
+  t.has_ring = false;
+  g_memory->slot(t.slot).state.store(trace::kSlotRetired, std::memory_order_release);
+}
+
+bool claim_slot(const trace::TraceMemory& memory, ThreadTrace& t) {
+  for (uint32_t i = 0; i < memory.slot_count(); ++i) {
+    trace::SlotState& slot = memory.slot(i);
+    uint32_t expected = trace::kSlotFree;
+    if (!slot.state.compare_exchange_strong(expected, trace::kSlotClaiming,
+                                            std::memory_order_acquire)) {
+      continue;
+    }
+    auto ring =
+        trace::RingBuffer::initialize(memory.ring(i), memory.ring_bytes(), t.pid, t.tid, t.comm);
+    if (!ring) {
+      slot.state.store(trace::kSlotFree, std::memory_order_release);
+      return false;
+    }
+    new (t.writer_storage) trace::RingWriter(*ring);
+    t.slot = i;
+    slot.generation.fetch_add(1, std::memory_order_relaxed);
+    slot.state.store(trace::kSlotActive, std::memory_order_release);
+    return true;
+  }
+  return false;
+}
+
+// Who the thread is: the only system calls a hit makes, once per thread.
+void learn_identity(ThreadTrace& t) {
+  t.pid = static_cast<uint32_t>(::getpid());
+  t.tid = static_cast<uint32_t>(::syscall(SYS_gettid));
+  ::prctl(PR_GET_NAME, t.comm);
+}
+
+}  // namespace
+
+void init_thread_traces() { ::pthread_key_create(&g_exit_key, retire_slot); }
+
+ThreadTrace& current_thread() { return t_trace; }
+
+void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
+  if (t.has_ring) return;
+  g_memory = &memory;
+  if (t.tid == 0) learn_identity(t);
+  t.has_ring = claim_slot(memory, t);
+  // The exit hook runs for threads with a non-null value.
+  if (t.has_ring) ::pthread_setspecific(g_exit_key, &t);
+}
+
+}  // namespace dprobe::agent

@@ -1,0 +1,48 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What the agent keeps per traced thread: its ring (a slot of the shared
+// trace memory, taken on the thread's first hit and given back when it
+// exits), its name for $comm, and the recursion guard that turns away a hit
+// inside a handler, as the kernel's kprobe_running() does.
+//
+//   ThreadTrace& t = current_thread();
+//   if (t.in_handler) { count a miss; } else { ensure_ring(t, memory); t.writer().reserve(n); }
+#ifndef DPROBE_AGENT_THREAD_TRACE_H_
+#define DPROBE_AGENT_THREAD_TRACE_H_
+
+#include <cstdint>
+#include <new>
+
+#include "trace/ring_buffer.h"
+#include "trace/trace_memory.h"
+
+namespace dprobe::agent {
+
+struct ThreadTrace {
+  bool has_ring;
+  bool in_handler;
+  uint32_t slot;
+  uint32_t pid;
+  uint32_t tid;
+  char comm[16];
+  alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
+
+  trace::RingWriter& writer() {
+    return *std::launder(reinterpret_cast<trace::RingWriter*>(writer_storage));
+  }
+};
+
+// The calling thread's state, zero until its first hit.
+ThreadTrace& current_thread();
+
+// Gives the thread a ring if it has none yet: on its first hit it learns
+// who it is (the only system calls a hit makes, once per thread), and any
+// hit retries when every slot was taken.
+void ensure_ring(ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
+
+// Called once at start-up: registers the thread-exit hook that retires rings.
+void init_thread_traces();
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_THREAD_TRACE_H_

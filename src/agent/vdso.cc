@@ -1,0 +1,117 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/vdso.h"
+
+#include <elf.h>
+#include <link.h>
+#include <sched.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+
+// glibc >= 2.35 registers an rseq area for every thread and exports where.
+extern "C" {
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+}
+
+namespace dprobe::agent {
+namespace {
+
+using ClockGettime = int (*)(clockid_t, timespec*);
+using GetCpu = long (*)(unsigned*, unsigned*, void*);
+
+ClockGettime g_clock_gettime = nullptr;
+GetCpu g_getcpu = nullptr;
+
+#if defined(__x86_64__)
+constexpr const char* kClockName = "__vdso_clock_gettime";
+constexpr const char* kGetCpuName = "__vdso_getcpu";
+#else
+constexpr const char* kClockName = "__kernel_clock_gettime";
+constexpr const char* kGetCpuName = "__kernel_getcpu";
+#endif
+
+// The vDSO is a tiny ELF image mapped by the kernel: walk its dynamic
+// symbol table for a name.
+void* vdso_symbol(const char* name) {
+  const auto base = getauxval(AT_SYSINFO_EHDR);
+  if (base == 0) return nullptr;
+  const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(base);
+  const auto* phdr = reinterpret_cast<const ElfW(Phdr)*>(base + ehdr->e_phoff);
+  uint64_t load_offset = 0;
+  const ElfW(Dyn)* dynamic = nullptr;
+  for (int i = 0; i < ehdr->e_phnum; ++i) {
+    if (phdr[i].p_type == PT_LOAD && phdr[i].p_offset == 0) load_offset = base - phdr[i].p_vaddr;
+    if (phdr[i].p_type == PT_DYNAMIC)
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + phdr[i].p_offset);
+  }
+  if (dynamic == nullptr) return nullptr;
+  const ElfW(Sym)* symtab = nullptr;
+  const char* strtab = nullptr;
+  const uint32_t* hash = nullptr;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_SYMTAB)
+      symtab = reinterpret_cast<const ElfW(Sym)*>(load_offset + d->d_un.d_ptr);
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(load_offset + d->d_un.d_ptr);
+    if (d->d_tag == DT_HASH) hash = reinterpret_cast<const uint32_t*>(load_offset + d->d_un.d_ptr);
+  }
+  if (symtab == nullptr || strtab == nullptr || hash == nullptr) return nullptr;
+  const uint32_t count = hash[1];  // nchain: one entry per symbol
+  for (uint32_t i = 0; i < count; ++i) {
+    if (symtab[i].st_shndx == SHN_UNDEF || symtab[i].st_name == 0) continue;
+    if (std::strcmp(strtab + symtab[i].st_name, name) == 0) {
+      return reinterpret_cast<void*>(load_offset + symtab[i].st_value);
+    }
+  }
+  return nullptr;
+}
+
+bool rseq_registered() { return &__rseq_size != nullptr && __rseq_size > 0; }
+
+const char* thread_pointer() noexcept {
+#if defined(__x86_64__)
+  const char* tp;
+  asm("mov %%fs:0, %0" : "=r"(tp));  // the TCB's pointer to itself
+  return tp;
+#else
+  const char* tp;
+  asm("mrs %0, tpidr_el0" : "=r"(tp));
+  return tp;
+#endif
+}
+
+}  // namespace
+
+void init_clock() {
+  g_clock_gettime = reinterpret_cast<ClockGettime>(vdso_symbol(kClockName));
+  g_getcpu = reinterpret_cast<GetCpu>(vdso_symbol(kGetCpuName));
+}
+
+uint64_t monotonic_ns() noexcept {
+  timespec ts{};
+  if (g_clock_gettime != nullptr) {
+    g_clock_gettime(CLOCK_MONOTONIC, &ts);
+  } else {
+    ::syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);  // no vDSO: rare, slower
+  }
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint32_t current_cpu() noexcept {
+  if (rseq_registered()) {
+    // struct rseq starts with cpu_id_start, then cpu_id (both u32).
+    const auto* area = thread_pointer() + __rseq_offset;
+    uint32_t cpu;
+    __builtin_memcpy(&cpu, area + 4, sizeof(cpu));
+    if (static_cast<int32_t>(cpu) >= 0) return cpu;
+  }
+  unsigned cpu = 0;
+  if (g_getcpu != nullptr) g_getcpu(&cpu, nullptr, nullptr);
+  return cpu;
+}
+
+}  // namespace dprobe::agent

@@ -1,0 +1,57 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "arch/probe_insn.h"
+
+#include "arch/x86_64/slot.h"
+
+namespace dprobe::arch {
+namespace {
+
+constexpr uint8_t kInt3[] = {0xcc};
+
+}  // namespace
+
+Result<ProbeInsn, PrepareError> prepare_insn(std::span<const uint8_t> code, uint64_t code_address,
+                                             uint64_t probe_address) {
+  if (probe_address < code_address || probe_address - code_address >= code.size()) {
+    return unexpected(PrepareError{PrepareStatus::kNotBoundary, "probe outside the code given"});
+  }
+  if (auto boundary = x86_64::check_boundary(code, code_address, probe_address); !boundary) {
+    return unexpected(PrepareError{
+        PrepareStatus::kNotBoundary,
+        "the address is inside an instruction (EILSEQ):\n" + boundary.error().listing()});
+  }
+  auto insn = x86_64::decode_insn(code.subspan(probe_address - code_address), probe_address);
+  if (!insn) return unexpected(PrepareError{PrepareStatus::kNotBoundary, insn.error()});
+  ProbeInsn probe{*insn, x86_64::classify_insn(*insn)};
+  if (!x86_64::can_probe(probe.cls)) {
+    return unexpected(PrepareError{PrepareStatus::kRejected,
+                                   x86_64::disassemble(*insn) + ": " + probe.cls.reason});
+  }
+  return probe;
+}
+
+Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_address,
+                                       std::span<uint8_t> out) {
+  // The slot of an emulated branch is only run when its emulation faults,
+  // and then only to fault at the same operand: a plain copy serves.
+  x86_64::Classified as_copy = insn.cls;
+  as_copy.cls = x86_64::InsnClass::kOutOfLine;
+  return x86_64::write_out_of_line_slot(insn.insn, as_copy, slot_address, out);
+}
+
+std::span<const uint8_t> breakpoint_insn() { return kInt3; }
+
+uint64_t probe_address_of_trap(uint64_t trap_pc) { return trap_pc - 1; }
+
+void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& regs,
+                      MemoryAccess& memory) noexcept {
+  if (insn.cls.cls == x86_64::InsnClass::kEmulate) {
+    regs.slot[x86_64::kIp] = insn.insn.address;
+    if (x86_64::emulate_insn(insn.insn, insn.cls, regs, memory) == x86_64::EmulateStatus::kOk) {
+      return;
+    }
+  }
+  regs.slot[x86_64::kIp] = slot_address;
+}
+
+}  // namespace dprobe::arch

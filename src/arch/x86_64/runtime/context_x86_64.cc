@@ -1,0 +1,67 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include <array>
+
+#include "arch/runtime/context.h"
+
+namespace dprobe::arch {
+namespace {
+
+using namespace x86_64;
+
+// Where each general register lives in mcontext_t's gregs.
+struct GregMap {
+  Reg reg;
+  int greg;
+};
+constexpr std::array<GregMap, 18> kGregs = {{
+    {kAx, REG_RAX},
+    {kBx, REG_RBX},
+    {kCx, REG_RCX},
+    {kDx, REG_RDX},
+    {kSi, REG_RSI},
+    {kDi, REG_RDI},
+    {kBp, REG_RBP},
+    {kSp, REG_RSP},
+    {kR8, REG_R8},
+    {kR9, REG_R9},
+    {kR10, REG_R10},
+    {kR11, REG_R11},
+    {kR12, REG_R12},
+    {kR13, REG_R13},
+    {kR14, REG_R14},
+    {kR15, REG_R15},
+    {kIp, REG_RIP},
+    {kFlags, REG_EFL},
+}};
+
+uint64_t greg(const ucontext_t& uc, int index) {
+  return static_cast<uint64_t>(uc.uc_mcontext.gregs[index]);
+}
+
+}  // namespace
+
+void load_regs(const ucontext_t& context, SavedRegs& regs) noexcept {
+  for (const GregMap& m : kGregs) regs.slot[m.reg] = greg(context, m.greg);
+  // CSGSFS packs cs, gs and fs in 16 bits each; ds, es and ss are flat.
+  const uint64_t segments = greg(context, REG_CSGSFS);
+  regs.slot[kCs] = segments & 0xffff;
+  regs.slot[kGs] = (segments >> 16) & 0xffff;
+  regs.slot[kFs] = (segments >> 32) & 0xffff;
+  regs.slot[kSs] = 0;
+  regs.slot[kDs] = 0;
+  regs.slot[kEs] = 0;
+  regs.slot[kOrigAx] = UINT64_MAX;  // not in a system call
+}
+
+void store_regs(const SavedRegs& regs, ucontext_t& context) noexcept {
+  for (const GregMap& m : kGregs)
+    context.uc_mcontext.gregs[m.greg] = static_cast<greg_t>(regs.slot[m.reg]);
+}
+
+uint64_t context_pc(const ucontext_t& context) noexcept { return greg(context, REG_RIP); }
+
+void set_context_pc(ucontext_t& context, uint64_t pc) noexcept {
+  context.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(pc);
+}
+
+}  // namespace dprobe::arch

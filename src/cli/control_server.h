@@ -1,0 +1,44 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The CLI's end of the control channel: a Unix socket in a private
+// directory (mode 0700, so only this user can reach it), whose one
+// connection must come from the traced process of the same user.
+//
+//   auto server = ControlServer::create();
+//   auto child = launch(..., server->socket_path());
+//   auto conn = server->accept_from(*child, std::chrono::seconds(10));
+#ifndef DPROBE_CLI_CONTROL_SERVER_H_
+#define DPROBE_CLI_CONTROL_SERVER_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+
+#include "base/result.h"
+
+namespace dprobe::cli {
+
+class ControlServer {
+ public:
+  static Result<ControlServer> create();
+  ControlServer(ControlServer&& other) noexcept;
+  ControlServer& operator=(ControlServer&&) = delete;
+  ~ControlServer();
+
+  const std::string& socket_path() const { return socket_path_; }
+
+  // The connection of process `pid` (checked by its credentials), or an
+  // error if it exits or stays silent past the timeout.
+  Result<int> accept_from(pid_t pid, std::chrono::milliseconds timeout);
+
+ private:
+  ControlServer(std::string dir, int listener);
+  std::string dir_;
+  std::string socket_path_;
+  int listener_ = -1;
+};
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_CONTROL_SERVER_H_

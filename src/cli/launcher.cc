@@ -1,0 +1,98 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace dprobe::cli {
+namespace {
+
+// The child's environment: ours, with the agent first in LD_PRELOAD.
+std::vector<std::string> child_environment(const std::string& agent, const std::string& socket) {
+  std::vector<std::string> env;
+  std::string preload = "LD_PRELOAD=" + agent;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with("LD_PRELOAD=")) {
+      if (entry.size() > 11) preload += ":" + std::string(entry.substr(11));
+      continue;
+    }
+    if (entry.starts_with(std::string(kControlEnv) + "=")) continue;
+    env.emplace_back(entry);
+  }
+  env.push_back(preload);
+  env.push_back(std::string(kControlEnv) + "=" + socket);
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Result<void> check_traceable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return fail(path + ": command not found");
+  }
+  if (::access(path.c_str(), X_OK) != 0) return fail(path + ": " + std::strerror(errno));
+  if ((st.st_mode & (S_ISUID | S_ISGID)) != 0) {
+    return fail(path + " is set-" + ((st.st_mode & S_ISUID) != 0 ? "uid" : "gid") +
+                ": dprobe does not trace set-uid or set-gid programs (the loader ignores "
+                "LD_PRELOAD for them, and their privileges must not reach a tracer)");
+  }
+  return {};
+}
+
+Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& executable,
+                     const std::string& agent, const std::string& control_socket) {
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = child_environment(agent, control_socket);
+  std::vector<char*> arg_ptrs = pointers(args);
+  std::vector<char*> env_ptrs = pointers(env);
+  // A close-on-exec pipe tells the parent whether exec worked: it closes
+  // silently on success, and carries errno on failure.
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) return fail(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(report[0]);
+    ::execve(executable.c_str(), arg_ptrs.data(), env_ptrs.data());
+    const int error = errno;
+    (void)!::write(report[1], &error, sizeof(error));
+    ::_exit(127);
+  }
+  ::close(report[1]);
+  int error = 0;
+  ssize_t got;
+  do {
+    got = ::read(report[0], &error, sizeof(error));
+  } while (got < 0 && errno == EINTR);
+  ::close(report[0]);
+  if (got == sizeof(error)) return fail(executable + ": " + std::strerror(error));
+  return pid;
+}
+
+std::string agent_library_path() {
+  char self[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "libdprobe_agent.so";
+  std::string dir(self, static_cast<size_t>(n));
+  dir.erase(dir.rfind('/'));
+  return dir + "/libdprobe_agent.so";
+}
+
+}  // namespace dprobe::cli

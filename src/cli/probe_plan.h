@@ -1,0 +1,48 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Places checked definitions in a running process: from the objects the
+// agent reports loaded (and where), every probe gets its run-time address,
+// the function it lies in (for the agent's instruction-boundary check), and
+// fetch programs whose symbols and file offsets have become addresses.
+// ELF work stays here, in the CLI; the agent only decodes and patches.
+//
+//   auto plan = plan_probes(set, hello.objects, resolver);
+//   if (!plan) for (auto& e : plan.error()) std::cerr << render_error(e);
+#ifndef DPROBE_CLI_PROBE_PLAN_H_
+#define DPROBE_CLI_PROBE_PLAN_H_
+
+#include <vector>
+
+#include "base/result.h"
+#include "cli/target_resolver.h"
+#include "lang/definition_set.h"
+#include "protocol/messages.h"
+
+namespace dprobe::cli {
+
+// One object of the process, with its file opened and its load bias.
+struct PlacedObject {
+  const protocol::LoadedObject* loaded;
+  const LoadedObject* file;
+};
+
+class ProcessObjects {
+ public:
+  ProcessObjects(const std::vector<protocol::LoadedObject>& loaded, TargetResolver& resolver);
+
+  // The loaded object that is `file` (same device and inode), if any.
+  std::optional<PlacedObject> find(const LoadedObject& file) const;
+  // The loaded object whose executable segments hold a run-time address.
+  std::optional<PlacedObject> containing(uint64_t address) const;
+  const std::vector<PlacedObject>& all() const { return objects_; }
+
+ private:
+  std::vector<PlacedObject> objects_;
+};
+
+Result<std::vector<protocol::ProbeRequest>, std::vector<lang::ProbeError>> plan_probes(
+    const lang::DefinitionSet& set, const ProcessObjects& objects, TargetResolver& resolver);
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_PROBE_PLAN_H_

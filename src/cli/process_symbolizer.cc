@@ -1,0 +1,14 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/process_symbolizer.h"
+
+namespace dprobe::cli {
+
+std::optional<trace::SymbolHit> ProcessSymbolizer::symbolize(uint64_t address) const {
+  const auto object = objects_.containing(address);
+  if (!object) return std::nullopt;
+  const auto hit = object->file->table.symbolize(address - object->loaded->bias);
+  if (!hit) return std::nullopt;
+  return trace::SymbolHit{hit->function->name, hit->offset, hit->function->size};
+}
+
+}  // namespace dprobe::cli

@@ -1,0 +1,37 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `dprobe run [-e DEF]... [-f FILE] [-o OUT] [--json] [--profile]
+//  [--buffer-size N] -- CMD [ARGS]`: starts CMD with the agent preloaded,
+// has every probe armed before CMD's main runs, streams the hits as trace
+// lines, and exits with CMD's exit status once all output is written.
+#ifndef DPROBE_CLI_RUN_COMMAND_H_
+#define DPROBE_CLI_RUN_COMMAND_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cli/definitions.h"
+#include "cli/trace_reader.h"
+
+namespace dprobe::cli {
+
+struct RunOptions {
+  DefinitionSources sources;
+  std::string output;  // empty: stdout
+  OutputFormat format = OutputFormat::kText;
+  bool profile = false;
+  uint64_t buffer_size = 1u << 20;  // ring bytes per thread, a power of two
+  uint32_t max_threads = 256;       // threads that can trace at once
+  std::vector<std::string> command;
+};
+
+int run_run(const RunOptions& options, std::ostream& errors);
+
+// "4M", "512K", "65536" -> bytes, rounded up to a power of two >= 4096.
+std::optional<uint64_t> parse_buffer_size(const std::string& text);
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_RUN_COMMAND_H_

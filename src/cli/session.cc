@@ -1,0 +1,183 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/session.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "cli/definitions.h"
+#include "protocol/channel.h"
+
+namespace dprobe::cli {
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr auto kAgentStartTimeout = std::chrono::seconds(10);
+constexpr int kReplyTimeoutSeconds = 60;
+
+lang::ErrorCode error_code_for(protocol::ArmStatus status) {
+  switch (status) {
+    case protocol::ArmStatus::kNotBoundary:
+      return lang::ErrorCode::BAD_INSN_BNDRY;
+    case protocol::ArmStatus::kRejected:
+      return lang::ErrorCode::BAD_INSN;
+    case protocol::ArmStatus::kBlacklisted:
+      return lang::ErrorCode::BLACKLISTED;
+    case protocol::ArmStatus::kNoSlot:
+      return lang::ErrorCode::NO_OOL_SLOT;
+    case protocol::ArmStatus::kNotMapped:
+      return lang::ErrorCode::NOT_TEXT_ADDR;
+    case protocol::ArmStatus::kArmed:
+    case protocol::ArmStatus::kPatchFailed:
+      break;
+  }
+  return lang::ErrorCode::FAIL_REG_PROBE;
+}
+
+// The agent's message: a first line of reason, then maybe a listing.
+lang::ProbeError arm_error(const protocol::ArmResult& result, const lang::DefinitionSite& site) {
+  lang::ProbeError error{
+      error_code_for(result.status), site.command, site.symbol_column, {}, {}, site.origin};
+  std::istringstream lines(result.message);
+  std::string line;
+  if (std::getline(lines, line)) error.detail = line;
+  while (std::getline(lines, line)) error.notes.push_back(line);
+  return error;
+}
+
+void set_reply_timeout(int socket) {
+  timeval tv{kReplyTimeoutSeconds, 0};
+  ::setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+template <typename T>
+Result<T> receive(int socket, protocol::MessageType type,
+                  Result<T> (*decode)(std::span<const std::byte>), int* fd = nullptr) {
+  auto message = protocol::receive_message(socket);
+  if (!message) return unexpected(message.error());
+  if (message->type != type) {
+    if (message->fd >= 0) ::close(message->fd);
+    return fail("the agent sent an unexpected message");
+  }
+  if (fd != nullptr) {
+    *fd = message->fd;
+  } else if (message->fd >= 0) {
+    ::close(message->fd);
+  }
+  return decode(message->payload);
+}
+
+}  // namespace
+
+Session::Session(const std::string& executable)
+    : resolver_(std::make_unique<TargetResolver>(executable)) {}
+
+Session::Session(Session&& other) noexcept
+    : socket_(other.socket_),
+      resolver_(std::move(other.resolver_)),
+      hello_(std::move(other.hello_)),
+      objects_(std::move(other.objects_)),
+      symbolizer_(std::move(other.symbolizer_)),
+      shm_(std::move(other.shm_)),
+      memory_(other.memory_),
+      events_(std::move(other.events_)) {
+  other.socket_ = -1;
+}
+
+Session::~Session() {
+  if (socket_ >= 0) ::close(socket_);
+}
+
+Result<Session, int> Session::open(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
+                                   const std::string& executable, const SessionOptions& options,
+                                   std::ostream& errors) {
+  Session session(executable);
+  const int status = session.exchange(server, pid, set, options, errors);
+  if (status != 0) return unexpected(status);
+  return session;
+}
+
+int Session::exchange(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
+                      const SessionOptions& options, std::ostream& errors) {
+  auto socket = server.accept_from(pid, kAgentStartTimeout);
+  if (!socket) {
+    errors << "dprobe: error: " << socket.error().message << "\n";
+    return kExitFailure;
+  }
+  socket_ = *socket;
+  set_reply_timeout(socket_);
+  auto hello = receive(socket_, protocol::MessageType::kHello, protocol::decode_hello);
+  if (!hello || hello->version != protocol::kProtocolVersion) {
+    errors << "dprobe: error: no valid hello from the agent"
+           << (hello ? "" : ": " + hello.error().message) << "\n";
+    return kExitFailure;
+  }
+  hello_ = std::move(*hello);
+  objects_ = std::make_unique<ProcessObjects>(hello_.objects, *resolver_);
+  symbolizer_ = std::make_unique<ProcessSymbolizer>(*objects_);
+  auto requests = plan_probes(set, *objects_, *resolver_);
+  if (!requests) {
+    for (const lang::ProbeError& error : requests.error()) errors << lang::render_error(error);
+    abort();
+    return kExitBadDefinition;
+  }
+  return arm(set, std::move(*requests), options, errors);
+}
+
+int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
+                 const SessionOptions& options, std::ostream& errors) {
+  protocol::Probes probes{static_cast<uint32_t>(options.ring_bytes), options.max_threads,
+                          std::move(requests)};
+  if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
+      !sent) {
+    errors << "dprobe: error: " << sent.error().message << "\n";
+    return kExitFailure;
+  }
+  int fd = -1;
+  auto report =
+      receive(socket_, protocol::MessageType::kArmReport, protocol::decode_arm_report, &fd);
+  if (!report) {
+    errors << "dprobe: error: no arm report from the agent: " << report.error().message << "\n";
+    return kExitFailure;
+  }
+  std::map<uint16_t, size_t> site_of;
+  for (size_t i = 0; i < set.specs().size(); ++i) site_of[set.specs()[i].event.id] = i;
+  bool armed = true;
+  for (const protocol::ArmResult& result : report->results) {
+    if (result.status == protocol::ArmStatus::kArmed || !site_of.contains(result.event_id))
+      continue;
+    errors << lang::render_error(arm_error(result, set.sites()[site_of[result.event_id]]));
+    armed = false;
+  }
+  if (!armed) {
+    if (fd >= 0) ::close(fd);
+    abort();
+    return kExitBadDefinition;
+  }
+  auto shm = trace::SharedMemory::map(fd);
+  if (fd >= 0) ::close(fd);
+  if (!shm) {
+    errors << "dprobe: error: trace memory: " << shm.error().message << "\n";
+    return kExitFailure;
+  }
+  shm_ = std::make_unique<trace::SharedMemory>(std::move(*shm));
+  auto memory = trace::TraceMemory::attach(shm_->data(), shm_->size());
+  if (!memory) {
+    errors << "dprobe: error: trace memory: " << memory.error().message << "\n";
+    return kExitFailure;
+  }
+  memory_ = *memory;
+  for (const trace::ProbeSpec& spec : set.specs()) events_.push_back(spec.event);
+  return 0;
+}
+
+void Session::abort() { (void)protocol::send_message(socket_, protocol::MessageType::kAbort, {}); }
+
+Result<void> Session::go() {
+  return protocol::send_message(socket_, protocol::MessageType::kGo, {});
+}
+
+}  // namespace dprobe::cli

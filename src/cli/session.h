@@ -1,0 +1,75 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// One tracing session with one process, from the CLI's side of the control
+// channel: hello, probe placement, the agent's arm report, the shared trace
+// memory, then Go. Every error is reported (with the definition and a caret
+// when it is a probe's) before open() returns the exit status to use.
+//
+//   auto session = Session::open(server, pid, set, exe, options, std::cerr);
+//   if (!session) return session.error();   // an exit status
+//   TraceReader reader(session->memory(), session->events(), &session->symbolizer(), ...);
+//   session->go();
+#ifndef DPROBE_CLI_SESSION_H_
+#define DPROBE_CLI_SESSION_H_
+
+#include <sys/types.h>
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "cli/control_server.h"
+#include "cli/probe_plan.h"
+#include "cli/process_symbolizer.h"
+#include "cli/target_resolver.h"
+#include "lang/definition_set.h"
+#include "protocol/messages.h"
+#include "trace/shared_memory.h"
+#include "trace/trace_memory.h"
+
+namespace dprobe::cli {
+
+struct SessionOptions {
+  uint64_t ring_bytes = 1u << 20;
+  uint32_t max_threads = 256;
+};
+
+class Session {
+ public:
+  static Result<Session, int> open(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
+                                   const std::string& executable, const SessionOptions& options,
+                                   std::ostream& errors);
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) = delete;
+  ~Session();
+
+  const trace::TraceMemory& memory() const { return *memory_; }
+  const std::vector<trace::EventDesc>& events() const { return events_; }
+  const trace::Symbolizer& symbolizer() const { return *symbolizer_; }
+
+  // Lets the program run, probes armed.
+  Result<void> go();
+
+ private:
+  explicit Session(const std::string& executable);
+  int exchange(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
+               const SessionOptions& options, std::ostream& errors);
+  int arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
+          const SessionOptions& options, std::ostream& errors);
+  void abort();
+
+  int socket_ = -1;
+  std::unique_ptr<TargetResolver> resolver_;
+  protocol::Hello hello_;
+  std::unique_ptr<ProcessObjects> objects_;
+  std::unique_ptr<ProcessSymbolizer> symbolizer_;
+  std::unique_ptr<trace::SharedMemory> shm_;
+  std::optional<trace::TraceMemory> memory_;
+  std::vector<trace::EventDesc> events_;
+};
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_SESSION_H_

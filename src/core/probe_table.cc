@@ -1,0 +1,29 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "core/probe_table.h"
+
+#include "core/probe.h"
+
+namespace dprobe::core {
+
+ProbeTable::ProbeTable(const std::vector<Probe*>& probes) : count_(probes.size()) {
+  size_t capacity = 16;
+  while (capacity < probes.size() * 2) capacity <<= 1;  // at most half full
+  entries_.assign(capacity, Entry{0, nullptr});
+  mask_ = capacity - 1;
+  for (const Probe* probe : probes) {
+    uint64_t i = hash(probe->address) & mask_;
+    while (entries_[i].address != 0) i = (i + 1) & mask_;
+    entries_[i] = {probe->address, probe};
+  }
+}
+
+const Probe* ProbeTable::find(uint64_t address) const noexcept {
+  if (entries_.empty()) return nullptr;
+  for (uint64_t i = hash(address) & mask_;; i = (i + 1) & mask_) {
+    const Entry& entry = entries_[i];
+    if (entry.address == address) return entry.probe;
+    if (entry.address == 0) return nullptr;
+  }
+}
+
+}  // namespace dprobe::core

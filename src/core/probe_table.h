@@ -1,0 +1,43 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Probes by address, for the trap handler: an open-addressing hash table
+// built before anything is armed and only read afterwards, so a lookup is a
+// few loads, takes no lock and is safe in a signal handler.
+//
+//   ProbeTable table(probes);          // build
+//   const Probe* p = table.find(pc);   // on a trap
+#ifndef DPROBE_CORE_PROBE_TABLE_H_
+#define DPROBE_CORE_PROBE_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace dprobe::core {
+
+struct Probe;
+
+class ProbeTable {
+ public:
+  ProbeTable() = default;
+  explicit ProbeTable(const std::vector<Probe*>& probes);
+
+  const Probe* find(uint64_t address) const noexcept;
+  size_t size() const { return count_; }
+
+ private:
+  struct Entry {
+    uint64_t address;  // 0: empty
+    const Probe* probe;
+  };
+  static uint64_t hash(uint64_t address) noexcept {
+    return (address * 0x9e3779b97f4a7c15ull) >> 20;
+  }
+  std::vector<Entry> entries_;
+  uint64_t mask_ = 0;
+  size_t count_ = 0;
+};
+
+}  // namespace dprobe::core
+
+#endif  // DPROBE_CORE_PROBE_TABLE_H_

@@ -1,0 +1,43 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Out-of-line slots near the code they stand for: within ±2 GiB, so that a
+// copied instruction's RIP-relative operand and the jump back still reach.
+// Slot pages are mapped read+execute from the start and written through the
+// text patcher, like the program's own code.
+//
+//   SlotAllocator slots(patcher);
+//   auto slot = slots.allocate(probe_address);   // a kSlotBytes slot nearby
+#ifndef DPROBE_CORE_SLOT_ALLOCATOR_H_
+#define DPROBE_CORE_SLOT_ALLOCATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "base/result.h"
+
+namespace dprobe::core {
+
+class SlotAllocator {
+ public:
+  SlotAllocator() = default;
+  SlotAllocator(const SlotAllocator&) = delete;
+  SlotAllocator& operator=(const SlotAllocator&) = delete;
+  ~SlotAllocator();
+
+  Result<uint64_t> allocate(uint64_t near);
+
+  // How far a slot may be from its code.
+  static constexpr uint64_t kReach = uint64_t{1} << 30;
+
+ private:
+  struct Page {
+    uint64_t begin;
+    uint64_t used;
+  };
+  Result<Page*> map_page_near(uint64_t near);
+  std::vector<Page> pages_;
+};
+
+}  // namespace dprobe::core
+
+#endif  // DPROBE_CORE_SLOT_ALLOCATOR_H_
