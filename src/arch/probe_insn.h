@@ -55,8 +55,8 @@ Result<ProbeInsn, PrepareError> prepare_insn(std::span<const uint8_t> code, uint
                                              uint64_t probe_address);
 
 // The bytes of an out-of-line slot: the instruction (relocated) and a jump
-// back. Emulated instructions get one too: it runs them only when their
-// emulation faults, so the program sees the fault where it would have.
+// back. Emulated instructions get one too, run only when their emulation
+// faults, so that the program gets the fault the instruction would raise.
 inline constexpr size_t kSlotBytes = 32;
 Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_address,
                                        std::span<uint8_t> out);

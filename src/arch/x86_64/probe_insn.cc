@@ -1,6 +1,9 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "arch/probe_insn.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "arch/x86_64/slot.h"
 
 namespace dprobe::arch {
@@ -32,8 +35,16 @@ Result<ProbeInsn, PrepareError> prepare_insn(std::span<const uint8_t> code, uint
 
 Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_address,
                                        std::span<uint8_t> out) {
-  // The slot of an emulated branch is only run when its emulation faults,
-  // and then only to fault at the same operand: a plain copy serves.
+  if (insn.cls.branch == x86_64::Branch::kCallRel) {
+    // Its emulation faults only when the return address cannot be pushed:
+    // a push faults the same way, here, where the program gets the signal.
+    constexpr uint8_t kPushThenTrap[] = {0x50, 0xcc};  // push rax; int3
+    if (out.size() < sizeof(kPushThenTrap)) return unexpected(std::string("slot buffer too small"));
+    std::copy(std::begin(kPushThenTrap), std::end(kPushThenTrap), out.begin());
+    return sizeof(kPushThenTrap);
+  }
+  // Other emulated branches run their slot only when reading their target
+  // faults (ret, call/jmp through memory): a copy faults at the same operand.
   x86_64::Classified as_copy = insn.cls;
   as_copy.cls = x86_64::InsnClass::kOutOfLine;
   return x86_64::write_out_of_line_slot(insn.insn, as_copy, slot_address, out);
