@@ -75,6 +75,12 @@ int connect_to(const char* path) {
     ::close(fd);
     return -1;
   }
+  // Only our own user's dprobe may drive the agent.
+  auto peer = protocol::peer_credentials(fd);
+  if (!peer || peer->uid != ::getuid()) {
+    ::close(fd);
+    return -1;
+  }
   return fd;
 }
 

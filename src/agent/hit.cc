@@ -39,6 +39,7 @@ struct HitInfo {
 void record_event(const AgentEvent& event, const HitInfo& hit, const arch::SavedRegs& regs,
                   ThreadTrace& thread, const trace::TraceMemory& memory) noexcept {
   trace::EventCounter& counter = memory.counter(event.desc.id);
+  if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
   counter.hits.fetch_add(1, std::memory_order_relaxed);
   if (!thread.has_ring) {
     memory.header().slotless.fetch_add(1, std::memory_order_relaxed);

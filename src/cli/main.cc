@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
                     "At the end, print each event's hits and misses (as kprobe_profile)");
   run_cmd->add_option("--buffer-size", buffer_size,
                       "Ring size per thread, e.g. 512K, 4M (default 1M)");
+  run_cmd->add_option("--disable", run.disabled,
+                      "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses "
+                      "every event, SIGUSR1 resumes");
   run_cmd->add_option("command", run.command, "The command to trace, after --")->required();
 
   dprobe::cli::ListOptions list;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -29,6 +30,10 @@ constexpr int kExitNotRun = 127;
 constexpr int kExitFailure = 1;
 
 std::atomic<pid_t> g_child{0};
+// Set by SIGUSR1 (1: resume) and SIGUSR2 (2: pause), applied by the drainer.
+std::atomic<int> g_tracing_request{0};
+
+void request_tracing(int sig) { g_tracing_request = sig == SIGUSR1 ? 1 : 2; }
 
 // Ctrl-C reaches CMD directly (same process group); a signal sent to dprobe
 // alone is passed on, and dprobe lives to write out the rest.
@@ -42,6 +47,56 @@ void forward_signals() {
   sa.sa_handler = forward_signal;
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
+  sa.sa_handler = request_tracing;
+  for (int sig : {SIGUSR1, SIGUSR2}) ::sigaction(sig, &sa, nullptr);
+}
+
+// Which events run: those not disabled with --disable; all of them paused
+// while tracing is off.
+class EventSwitch {
+ public:
+  EventSwitch(const trace::TraceMemory& memory, std::vector<uint16_t> disabled,
+              const lang::DefinitionSet& set)
+      : memory_(memory), disabled_(std::move(disabled)) {
+    for (const trace::ProbeSpec& spec : set.specs()) ids_.push_back(spec.event.id);
+    apply(true);
+  }
+
+  void poll() {
+    const int request = g_tracing_request.exchange(0);
+    if (request != 0) apply(request == 1);
+  }
+
+ private:
+  void apply(bool on) {
+    for (uint16_t id : ids_) {
+      const bool off = !on || std::find(disabled_.begin(), disabled_.end(), id) != disabled_.end();
+      memory_.counter(id).disabled.store(off ? 1 : 0, std::memory_order_relaxed);
+    }
+  }
+  const trace::TraceMemory& memory_;
+  std::vector<uint16_t> disabled_;
+  std::vector<uint16_t> ids_;
+};
+
+// --disable names: [GRP/]EVENT, each of which must name an event.
+Result<std::vector<uint16_t>> disabled_ids(const std::vector<std::string>& names,
+                                           const lang::DefinitionSet& set) {
+  std::vector<uint16_t> ids;
+  for (const std::string& name : names) {
+    const size_t slash = name.find('/');
+    const std::string group = slash == std::string::npos ? "" : name.substr(0, slash);
+    const std::string event = slash == std::string::npos ? name : name.substr(slash + 1);
+    bool found = false;
+    for (const trace::ProbeSpec& spec : set.specs()) {
+      if (spec.event.name == event && (group.empty() || spec.event.group == group)) {
+        ids.push_back(spec.event.id);
+        found = true;
+      }
+    }
+    if (!found) return fail("--disable " + name + ": no such event");
+  }
+  return ids;
 }
 
 int exit_status_of(int status) {
@@ -76,9 +131,10 @@ void print_profile(const lang::DefinitionSet& set, const trace::TraceMemory& mem
 // Drains while the program runs; a pass that finds nothing waits a little.
 class Drainer {
  public:
-  explicit Drainer(TraceReader& reader)
-      : thread_([this, &reader] {
+  Drainer(TraceReader& reader, EventSwitch& events)
+      : thread_([this, &reader, &events] {
           while (!stop_.load(std::memory_order_acquire)) {
+            events.poll();
             if (reader.poll() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
           }
         }) {}
@@ -148,6 +204,18 @@ int run_run(const RunOptions& options, std::ostream& errors) {
   sources.executable = executable;
   auto set = load_definitions(sources, errors);
   if (!set) return kExitBadDefinition;
+  for (const trace::ProbeSpec& spec : set->specs()) {
+    if (spec.point.is_return) {
+      errors << "dprobe: error: " << spec.event.group << "/" << spec.event.name
+             << ": return probes are not supported by dprobe run yet\n";
+      return kExitBadDefinition;
+    }
+  }
+  auto disabled = disabled_ids(options.disabled, *set);
+  if (!disabled) {
+    errors << "dprobe: error: " << disabled.error().message << "\n";
+    return kExitBadDefinition;
+  }
 
   OutputFile output;
   if (!options.output.empty()) {
@@ -180,9 +248,10 @@ int run_run(const RunOptions& options, std::ostream& errors) {
   }
   TraceReader reader(session->memory(), session->events(), &session->symbolizer(), options.format,
                      output.file);
+  EventSwitch events(session->memory(), std::move(*disabled), *set);
   int status;
   {
-    Drainer drainer(reader);
+    Drainer drainer(reader, events);
     if (auto go = session->go(); !go) {
       errors << "dprobe: error: " << go.error().message << "\n";
     }

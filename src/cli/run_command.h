@@ -1,9 +1,11 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `dprobe run [-e DEF]... [-f FILE] [-o OUT] [--json] [--profile]
-//  [--buffer-size N] -- CMD [ARGS]`: starts CMD with the agent preloaded,
-// has every probe armed before CMD's main runs, streams the hits as trace
-// lines, and exits with CMD's exit status once all output is written.
+//  [--buffer-size N] [--disable EVENT]... -- CMD [ARGS]`: starts CMD with
+// the agent preloaded, has every probe armed before CMD's main runs,
+// streams the hits as trace lines, and exits with CMD's exit status once
+// all output is written. SIGUSR2 to dprobe pauses every event, SIGUSR1
+// resumes them (as writing 0 or 1 to the kernel's tracing_on).
 #ifndef DPROBE_CLI_RUN_COMMAND_H_
 #define DPROBE_CLI_RUN_COMMAND_H_
 
@@ -24,6 +26,7 @@ struct RunOptions {
   bool profile = false;
   uint64_t buffer_size = 1u << 20;  // ring bytes per thread, a power of two
   uint32_t max_threads = 256;       // threads that can trace at once
+  std::vector<std::string> disabled;  // [GRP/]EVENT to start disabled
   std::vector<std::string> command;
 };
 

@@ -68,6 +68,8 @@ namespace dprobe::lang {
   X(TOO_MANY_ARGS,     "Too many arguments are specified")                              \
   X(NOFENTRY_ARGS,     "$arg* can be used only on function entry or exit")              \
   X(NEED_STRING_TYPE,  "$comm and immediate-string only accepts string type")           \
+  X(BAD_INSN_BNDRY,    "Probe point is not an instruction boundary")                    \
+  X(FAIL_REG_PROBE,    "Failed to register probe event")                                \
   /* dprobe's own: */                                                                   \
   X(BAD_PROBE_TYPE,    "Unknown probe type, expected p, r or -")                        \
   X(REMOVE_WITH_ARGS,  "Removing an event takes no probe point or arguments")           \
@@ -79,7 +81,11 @@ namespace dprobe::lang {
   X(NO_SYMBOL,         "The symbol is not found")                                       \
   X(NO_SYMBOL_MATCH,   "No function matches the pattern")                              \
   X(BAD_SYMBOL_OFFS,   "Offset is outside the symbol")                                  \
-  X(NOT_TEXT_ADDR,     "Probe address is not in executable code")
+  X(NOT_TEXT_ADDR,     "Probe address is not in executable code")                        \
+  X(OBJ_NOT_LOADED,    "The object is not loaded in the process")                       \
+  X(BAD_INSN,          "Probe point is an instruction that can not be probed")          \
+  X(BLACKLISTED,       "Probe point is on the blacklist")                               \
+  X(NO_OOL_SLOT,       "No out-of-line slot within reach of the probe point")
 // clang-format on
 
 enum class ErrorCode : uint8_t {

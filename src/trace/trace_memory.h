@@ -43,10 +43,12 @@ struct TraceMemoryHeader {
 };
 
 // Per event: hits, and misses (a nested hit whose handler could not run,
-// or a record that found its ring full), as the kernel's kprobe_profile.
-struct alignas(16) EventCounter {
+// or a record that found its ring full), as the kernel's kprobe_profile;
+// and whether the CLI has disabled it (zero, as fresh memory, is enabled).
+struct EventCounter {
   std::atomic<uint64_t> hits;
   std::atomic<uint64_t> misses;
+  std::atomic<uint32_t> disabled;
 };
 
 enum SlotStateValue : uint32_t { kSlotFree = 0, kSlotClaiming, kSlotActive, kSlotRetired };
