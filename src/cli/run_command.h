@@ -24,8 +24,8 @@ struct RunOptions {
   std::string output;  // empty: stdout
   OutputFormat format = OutputFormat::kText;
   bool profile = false;
-  uint64_t buffer_size = 1u << 20;  // ring bytes per thread, a power of two
-  uint32_t max_threads = 256;       // threads that can trace at once
+  uint64_t buffer_size = 1u << 20;    // ring bytes per thread, a power of two
+  uint32_t max_threads = 256;         // threads that can trace at once
   std::vector<std::string> disabled;  // [GRP/]EVENT to start disabled
   std::vector<std::string> command;
 };

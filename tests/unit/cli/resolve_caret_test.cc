@@ -104,6 +104,11 @@ constexpr ResolveCaretCase kResolveCaretCases[] = {
 constexpr ErrorCode kCaretTestedElsewhere[] = {
     ErrorCode::TOO_MANY_ARGS,  // tests/unit/lang/error_caret_test.cc, ParseCaretLong
     ErrorCode::EVENT_TOO_BIG,  // tests/unit/lang/error_caret_test.cc, ParseCaretLong
+    // What the agent reports: tests/unit/cli/arm_errors_test.cc, and end to
+    // end in tests/integration.
+    ErrorCode::BAD_INSN_BNDRY, ErrorCode::BAD_INSN, ErrorCode::BLACKLISTED, ErrorCode::NO_OOL_SLOT,
+    ErrorCode::FAIL_REG_PROBE,
+    ErrorCode::OBJ_NOT_LOADED,  // tests/unit/cli/probe_plan_test.cc
 };
 
 struct Expanded {
