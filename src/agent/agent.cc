@@ -176,7 +176,7 @@ class Agent {
         }
       }
     }
-    report.trace_memory_bytes = shm_ ? static_cast<uint32_t>(shm_->size()) : 0;
+    report.trace_memory_bytes = shm_ ? shm_->size() : 0;
     return report;
   }
 

@@ -55,6 +55,8 @@ const std::string* ProbeRegistry::blacklisted(uint64_t address) const {
 }
 
 Result<void, AddFailure> ProbeRegistry::add(const ProbeSite& site, uint32_t handler) {
+  // The trap handler reads the table unlocked: it changes only before arming.
+  if (table_.size() > 0) return failure(AddStatus::kNotMapped, "probes are already armed");
   for (const auto& probe : probes_) {
     if (probe->address == site.address) {
       probe->handlers.push_back(handler);

@@ -1,7 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Out-of-line slots near the code they stand for: within ±2 GiB, so that a
-// copied instruction's RIP-relative operand and the jump back still reach.
+// Out-of-line slots near the code they stand for: within ±1 GiB, so that a
+// copied instruction's RIP-relative operand (within ±2 GiB of the code) and
+// the jump back still reach in most cases.
 // Slot pages are mapped read+execute from the start and written through the
 // text patcher, like the program's own code.
 //

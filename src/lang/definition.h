@@ -44,10 +44,10 @@ struct Definition {
   std::string remove_event;
 
   // Where things are, for errors reported after parsing.
-  std::string command;       // the words joined by single spaces
-  size_t event_column = 0;   // the event name, or the header word
-  size_t target_column = 0;  // the target word
-  size_t symbol_column = 0;  // SYM (or the address) inside the target word
+  std::string command;              // the words joined by single spaces
+  size_t event_column = 0;          // the event name, or the header word
+  size_t target_column = 0;         // the target word
+  size_t symbol_column = 0;         // SYM (or the address) inside the target word
   std::vector<size_t> arg_columns;  // each fetch argument's word
 };
 

@@ -10,7 +10,7 @@ namespace {
 constexpr size_t kMinObjectBytes = 4 + 8 * 3 + 1;
 constexpr size_t kMinProbeBytes = 8 * 3 + 4;
 constexpr size_t kMinArgBytes = 4 * 6;
-constexpr size_t kMinResultBytes = 2 + 1 + 4;
+constexpr size_t kMinResultBytes = 2 + 1 + 4;  // id, status, message length
 
 void put_arg(WireWriter& w, const trace::EventArg& arg) {
   w.str(arg.name);
@@ -142,7 +142,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
 
 std::vector<std::byte> encode(const ArmReport& report) {
   WireWriter w;
-  w.u32(report.trace_memory_bytes);
+  w.u64(report.trace_memory_bytes);
   w.u32(static_cast<uint32_t>(report.results.size()));
   for (const ArmResult& result : report.results) {
     w.u16(result.event_id);
@@ -155,12 +155,14 @@ std::vector<std::byte> encode(const ArmReport& report) {
 Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes) {
   WireReader r(bytes);
   ArmReport report;
-  report.trace_memory_bytes = r.u32();
+  report.trace_memory_bytes = r.u64();
   const uint32_t count = r.count(kMinResultBytes);
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     ArmResult result;
     result.event_id = r.u16();
-    result.status = static_cast<ArmStatus>(r.u8());
+    const uint8_t status = r.u8();
+    if (status > static_cast<uint8_t>(ArmStatus::kPatchFailed)) return fail("malformed arm report");
+    result.status = static_cast<ArmStatus>(status);
     result.message = r.str();
     report.results.push_back(std::move(result));
   }

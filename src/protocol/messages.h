@@ -71,7 +71,7 @@ struct ArmResult {
 };
 
 struct ArmReport {
-  uint32_t trace_memory_bytes = 0;  // the shared trace memory sent as a descriptor
+  uint64_t trace_memory_bytes = 0;  // the shared trace memory sent as a descriptor
   std::vector<ArmResult> results;
 };
 

@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "trace/trace_memory.h"
 
+#include <cstring>
 #include <new>
 
 #include "trace/ring_buffer.h"
@@ -37,7 +38,9 @@ TraceMemory::TraceMemory(void* memory)
 Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
                                             const TraceMemoryLayout& layout) {
   if (size < layout.total_bytes) return fail("trace memory too small for its layout");
-  // Fresh memfd pages are zero: every counter is 0 and every slot free.
+  // Every counter starts at 0, enabled, and every slot free.
+  std::memset(static_cast<std::byte*>(memory) + layout.counters_offset, 0,
+              layout.rings_offset - layout.counters_offset);
   auto* header = new (memory) TraceMemoryHeader{};
   header->version = kTraceMemoryVersion;
   header->slot_count = layout.slot_count;
@@ -57,6 +60,12 @@ Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
   if (header->magic != kTraceMemoryMagic || header->version != kTraceMemoryVersion) {
     return fail("trace memory has a bad magic or version");
   }
+  // Sizes are checked against the block before any arithmetic on them, so
+  // that a hostile header cannot wrap the layout around to look small.
+  const bool sizes_fit = header->ring_bytes > kRingControlBytes && header->rings_offset <= size &&
+                         (header->slot_count == 0 ||
+                          header->ring_bytes <= (size - header->rings_offset) / header->slot_count);
+  if (!sizes_fit) return fail("trace memory layout is inconsistent with the block");
   const TraceMemoryLayout expected = TraceMemoryLayout::compute(
       header->slot_count, header->event_slots, header->ring_bytes - kRingControlBytes);
   const bool consistent = expected.counters_offset == header->counters_offset &&
