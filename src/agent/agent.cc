@@ -232,8 +232,10 @@ __attribute__((constructor)) void dprobe_agent_main() {
 
 }  // namespace
 
+// Never destroyed: breakpoints stay armed through exit handlers and
+// destructors of other objects, and their hits need the state.
 AgentState& agent_state() {
-  static AgentState state;
+  static AgentState& state = *new AgentState;
   return state;
 }
 

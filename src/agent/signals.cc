@@ -2,29 +2,28 @@
 #include "agent/signals.h"
 
 #include <dlfcn.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 
+#include "agent/agent_state.h"
 #include "agent/hit.h"
+#include "arch/runtime/context.h"
 #include "arch/runtime/safe_memory.h"
 
 namespace dprobe::agent {
 namespace {
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-using SignalFn = sighandler_t (*)(int, sighandler_t);
 
 SigactionFn g_real_sigaction = nullptr;
-SignalFn g_real_signal = nullptr;
-std::atomic<bool> g_guarding{false};
+std::atomic<bool> g_holding{false};
 
 // The program's own actions for the signals the agent holds.
 struct sigaction g_program[3];
 
-int guarded_index(int sig) {
+int held_index(int sig) {
   switch (sig) {
     case SIGTRAP:
       return 0;
@@ -42,14 +41,14 @@ int guarded_index(int sig) {
 void take_default(int sig) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
-  g_real_sigaction(sig, &dfl, nullptr);
+  real_sigaction(sig, &dfl, nullptr);
   // A fault repeats when the handler returns; a breakpoint trap has
   // already passed, so it is raised again.
   if (sig == SIGTRAP) ::syscall(SYS_tgkill, ::getpid(), ::syscall(SYS_gettid), sig);
 }
 
 void pass_on(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& action = g_program[guarded_index(sig)];
+  const struct sigaction& action = g_program[held_index(sig)];
   if ((action.sa_flags & SA_SIGINFO) != 0 && action.sa_sigaction != nullptr) {
     action.sa_sigaction(sig, info, context);
   } else if (action.sa_handler == SIG_DFL || action.sa_handler == SIG_IGN) {
@@ -71,9 +70,20 @@ void on_trap(int sig, siginfo_t* info, void* context) {
   pass_on(sig, info, context);
 }
 
+// A fault of an instruction run out of line shows the program the address
+// the instruction came from, as if it had run in place.
+void point_back_to_original(ucontext_t& context) {
+  AgentState& state = agent_state();
+  if (!state.registry) return;
+  if (const core::Probe* probe = state.registry->find_by_slot(arch::context_pc(context))) {
+    arch::set_context_pc(context, probe->address);
+  }
+}
+
 void on_fault(int sig, siginfo_t* info, void* context) {
   // si_code > 0: raised by the kernel for a fault, not sent by kill().
   if (info->si_code > 0 && arch::fixup_memory_fault(context)) return;
+  point_back_to_original(*static_cast<ucontext_t*>(context));
   pass_on(sig, info, context);
 }
 
@@ -85,19 +95,39 @@ bool install(int sig, void (*handler)(int, siginfo_t*, void*)) {
   // as a blocked synchronous signal would.
   action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
   sigemptyset(&action.sa_mask);
-  return g_real_sigaction(sig, &action, &g_program[guarded_index(sig)]) == 0;
+  return real_sigaction(sig, &action, &g_program[held_index(sig)]) == 0;
 }
 
 }  // namespace
 
+int real_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+  if (g_real_sigaction == nullptr) {
+    g_real_sigaction = reinterpret_cast<SigactionFn>(::dlsym(RTLD_NEXT, "sigaction"));
+    if (g_real_sigaction == nullptr) return -1;
+  }
+  return g_real_sigaction(sig, action, old);
+}
+
 bool install_signal_handlers() {
-  g_real_sigaction = reinterpret_cast<SigactionFn>(::dlsym(RTLD_NEXT, "sigaction"));
-  g_real_signal = reinterpret_cast<SignalFn>(::dlsym(RTLD_NEXT, "signal"));
-  if (g_real_sigaction == nullptr) return false;
   const bool ok =
       install(SIGTRAP, on_trap) && install(SIGSEGV, on_fault) && install(SIGBUS, on_fault);
-  g_guarding.store(ok);
+  g_holding.store(ok);
   return ok;
+}
+
+bool is_held_signal(int sig) { return held_index(sig) >= 0 && g_holding.load(); }
+
+void program_action(int sig, const struct sigaction* action, struct sigaction* old) {
+  const int index = held_index(sig);
+  if (old != nullptr) *old = g_program[index];
+  if (action != nullptr) g_program[index] = *action;
+}
+
+void unblock_held(sigset_t& set) {
+  if (!g_holding.load()) return;
+  sigdelset(&set, SIGTRAP);
+  sigdelset(&set, SIGSEGV);
+  sigdelset(&set, SIGBUS);
 }
 
 uint64_t signal_restorer_address() {
@@ -113,34 +143,3 @@ uint64_t signal_restorer_address() {
 }
 
 }  // namespace dprobe::agent
-
-// The program's calls, for the signals the agent holds, change what the
-// agent passes on to, not the installed handler.
-extern "C" int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
-  using namespace dprobe::agent;
-  const int index = guarded_index(sig);
-  if (index < 0 || !g_guarding.load()) {
-    if (g_real_sigaction == nullptr) {
-      g_real_sigaction = reinterpret_cast<SigactionFn>(::dlsym(RTLD_NEXT, "sigaction"));
-    }
-    return g_real_sigaction(sig, action, old);
-  }
-  if (old != nullptr) *old = g_program[index];
-  if (action != nullptr) g_program[index] = *action;
-  return 0;
-}
-
-extern "C" sighandler_t signal(int sig, sighandler_t handler) {
-  using namespace dprobe::agent;
-  const int index = guarded_index(sig);
-  if (index < 0 || !g_guarding.load()) {
-    if (g_real_signal == nullptr)
-      g_real_signal = reinterpret_cast<SignalFn>(::dlsym(RTLD_NEXT, "signal"));
-    return g_real_signal(sig, handler);
-  }
-  const sighandler_t previous = g_program[index].sa_handler;
-  g_program[index] = {};
-  g_program[index].sa_handler = handler;
-  g_program[index].sa_flags = SA_RESTART;  // BSD semantics, as glibc's signal()
-  return previous;
-}

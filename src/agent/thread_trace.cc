@@ -14,6 +14,7 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
 
 pthread_key_t g_exit_key;
+std::atomic<uint32_t> g_name_generation{0};
 const trace::TraceMemory* g_memory = nullptr;
 
 void retire_slot(void*) {
@@ -46,11 +47,31 @@ bool claim_slot(const trace::TraceMemory& memory, ThreadTrace& t) {
   return false;
 }
 
+// The thread's name, straight from the kernel: prctl itself is interposed.
+void read_name(ThreadTrace& t) {
+  t.name_generation = g_name_generation.load(std::memory_order_acquire);
+  char name[16] = {};
+  ::syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
+  __builtin_memcpy(t.comm, name, sizeof(name));
+}
+
 // Who the thread is: the only system calls a hit makes, once per thread.
 void learn_identity(ThreadTrace& t) {
   t.pid = static_cast<uint32_t>(::getpid());
   t.tid = static_cast<uint32_t>(::syscall(SYS_gettid));
-  ::prctl(PR_GET_NAME, t.comm);
+  read_name(t);
+}
+
+// Lines after this point of the ring carry the new name; those before keep
+// the old one. A name record that finds the ring full is lost, not counted:
+// only the name of the lines is then stale.
+void publish_name(ThreadTrace& t) {
+  void* record = t.writer().reserve(trace::kCommRecordSize);
+  if (record == nullptr) return;
+  const trace::RecordHeader header{trace::kCommRecordType, 0, 0, t.pid, t.tid, 0};
+  __builtin_memcpy(record, &header, sizeof(header));
+  __builtin_memcpy(static_cast<char*>(record) + sizeof(header), t.comm, sizeof(t.comm));
+  t.writer().commit();
 }
 
 }  // namespace
@@ -59,8 +80,16 @@ void init_thread_traces() { ::pthread_key_create(&g_exit_key, retire_slot); }
 
 ThreadTrace& current_thread() { return t_trace; }
 
+void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
+
 void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
-  if (t.has_ring) return;
+  if (t.has_ring) {
+    if (t.name_generation != g_name_generation.load(std::memory_order_relaxed)) {
+      read_name(t);
+      publish_name(t);
+    }
+    return;
+  }
   g_memory = &memory;
   if (t.tid == 0) learn_identity(t);
   t.has_ring = claim_slot(memory, t);

@@ -24,6 +24,7 @@ struct ThreadTrace {
   uint32_t slot;
   uint32_t pid;
   uint32_t tid;
+  uint32_t name_generation;  // of the name in comm
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
 
@@ -42,6 +43,10 @@ void ensure_ring(ThreadTrace& thread, const trace::TraceMemory& memory) noexcept
 
 // Called once at start-up: registers the thread-exit hook that retires rings.
 void init_thread_traces();
+
+// Some thread was renamed: every thread reads its name again at its next
+// hit (a system call, only after a rename).
+void thread_renamed();
 
 }  // namespace dprobe::agent
 

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "symbols/elf_file.h"
+
 extern char** environ;
 
 namespace dprobe::cli {
@@ -48,6 +50,11 @@ Result<void> check_traceable(const std::string& path) {
     return fail(path + ": command not found");
   }
   if (::access(path.c_str(), X_OK) != 0) return fail(path + ": " + std::strerror(errno));
+  if (auto elf = symbols::ElfFile::open(path); elf && elf->interpreter().empty()) {
+    return fail(path +
+                " is statically linked: the dynamic loader, which preloads the agent, "
+                "never runs in it");
+  }
   if ((st.st_mode & (S_ISUID | S_ISGID)) != 0) {
     return fail(path + " is set-" + ((st.st_mode & S_ISUID) != 0 ? "uid" : "gid") +
                 ": dprobe does not trace set-uid or set-gid programs (the loader ignores "

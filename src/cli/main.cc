@@ -19,10 +19,15 @@ struct DefinitionOptions {
 
 DefinitionOptions add_definition_options(CLI::App* command,
                                          dprobe::cli::DefinitionSources& sources) {
-  return {command->add_option("-e,--event", sources.expressions,
-                              "Probe definition, kprobe_events syntax (repeatable)"),
-          command->add_option("-f,--file", sources.files,
-                              "File of probe definitions, one per line, # comments (repeatable)")};
+  // One value per occurrence: "-e DEF -- CMD" must leave "--" alone.
+  CLI::Option* expressions = command->add_option(
+      "-e,--event", sources.expressions, "Probe definition, kprobe_events syntax (repeatable)");
+  CLI::Option* files =
+      command->add_option("-f,--file", sources.files,
+                          "File of probe definitions, one per line, # comments (repeatable)");
+  expressions->allow_extra_args(false);
+  files->allow_extra_args(false);
+  return {expressions, files};
 }
 
 // The command-line order of -e and -f, so that `-f defs -e '-:grp/ev'`
@@ -63,9 +68,11 @@ int main(int argc, char** argv) {
                     "At the end, print each event's hits and misses (as kprobe_profile)");
   run_cmd->add_option("--buffer-size", buffer_size,
                       "Ring size per thread, e.g. 512K, 4M (default 1M)");
-  run_cmd->add_option("--disable", run.disabled,
-                      "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses "
-                      "every event, SIGUSR1 resumes");
+  run_cmd
+      ->add_option("--disable", run.disabled,
+                   "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses "
+                   "every event, SIGUSR1 resumes")
+      ->allow_extra_args(false);
   run_cmd->add_option("command", run.command, "The command to trace, after --")->required();
 
   dprobe::cli::ListOptions list;

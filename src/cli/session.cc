@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/session.h"
 
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ Session::Session(const std::string& executable)
 
 Session::Session(Session&& other) noexcept
     : socket_(other.socket_),
+      pid_(other.pid_),
       resolver_(std::move(other.resolver_)),
       hello_(std::move(other.hello_)),
       objects_(std::move(other.objects_)),
@@ -72,6 +74,7 @@ Result<Session, int> Session::open(ControlServer& server, pid_t pid, const lang:
 
 int Session::exchange(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
                       const SessionOptions& options, std::ostream& errors) {
+  pid_ = pid;
   auto socket = server.accept_from(pid, kAgentStartTimeout);
   if (!socket) {
     errors << "dprobe: error: " << socket.error().message << "\n";
@@ -144,7 +147,12 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   return 0;
 }
 
-void Session::abort() { (void)protocol::send_message(socket_, protocol::MessageType::kAbort, {}); }
+// The program must not run a single instruction of its own once its probes
+// were refused: it is killed first, then the agent is told.
+void Session::abort() {
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  (void)protocol::send_message(socket_, protocol::MessageType::kAbort, {});
+}
 
 Result<void> Session::go() {
   return protocol::send_message(socket_, protocol::MessageType::kGo, {});

@@ -61,6 +61,7 @@ class Session {
   void abort();
 
   int socket_ = -1;
+  pid_t pid_ = 0;
   std::unique_ptr<TargetResolver> resolver_;
   protocol::Hello hello_;
   std::unique_ptr<ProcessObjects> objects_;

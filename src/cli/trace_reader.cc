@@ -2,6 +2,7 @@
 #include "cli/trace_reader.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace dprobe::cli {
 
@@ -40,10 +41,11 @@ void TraceReader::drain_slot(uint32_t index) {
     }
     slot.reader.emplace(*ring);
     slot.generation = generation;
+    slot.comm = slot.reader->comm();
   }
   trace::RingReader& reader = *slot.reader;
   reader.drain([&](const trace::RecordHeader* header, std::span<const std::byte> record) {
-    take(reader, header, record);
+    take(slot, header, record);
   });
   if (reader.corrupt()) {
     problems_.push_back("ring of thread " + std::to_string(reader.tid()) + ": " +
@@ -58,15 +60,20 @@ void TraceReader::drain_slot(uint32_t index) {
   }
 }
 
-void TraceReader::take(const trace::RingReader& reader, const trace::RecordHeader* header,
+void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
                        std::span<const std::byte> record) {
+  if (header->type == trace::kCommRecordType && record.size() >= trace::kCommRecordSize) {
+    const auto* name = reinterpret_cast<const char*>(record.data()) + trace::kRecordHeaderSize;
+    slot.comm.assign(name, strnlen(name, 16));
+    return;
+  }
   if (header->type >= events_by_id_.size() || events_by_id_[header->type] == nullptr) return;
   const trace::EventDesc& event = *events_by_id_[header->type];
   const size_t begin = text_.size();
   if (format_ == OutputFormat::kJson) {
-    formatter_.format_json(event, record, reader.comm(), text_);
+    formatter_.format_json(event, record, slot.comm, text_);
   } else {
-    formatter_.format_text(event, record, reader.comm(), text_);
+    formatter_.format_text(event, record, slot.comm, text_);
   }
   lines_.push_back({header->timestamp_ns, begin, text_.size()});
 }

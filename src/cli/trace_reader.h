@@ -42,6 +42,7 @@ class TraceReader {
   struct Slot {
     uint32_t generation = 0;
     std::optional<trace::RingReader> reader;
+    std::string comm;  // the thread's name at this point of its ring
   };
   struct Line {
     uint64_t timestamp;
@@ -50,8 +51,7 @@ class TraceReader {
   };
 
   void drain_slot(uint32_t index);
-  void take(const trace::RingReader& reader, const trace::RecordHeader* header,
-            std::span<const std::byte> record);
+  void take(Slot& slot, const trace::RecordHeader* header, std::span<const std::byte> record);
   void flush();
 
   const trace::TraceMemory& memory_;

@@ -119,6 +119,14 @@ Result<void> ProbeRegistry::arm_all() {
   return {};
 }
 
+const Probe* ProbeRegistry::find_by_slot(uint64_t pc) const noexcept {
+  if (table_.size() == 0) return nullptr;  // the probe list is stable once armed
+  for (const auto& probe : probes_) {
+    if (pc >= probe->slot && pc < probe->slot + arch::kSlotBytes) return probe.get();
+  }
+  return nullptr;
+}
+
 void ProbeRegistry::disarm_all() noexcept {
   for (auto& probe : probes_) {
     if (!probe->armed) continue;

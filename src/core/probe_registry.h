@@ -57,6 +57,9 @@ class ProbeRegistry {
   void disarm_all() noexcept;
 
   const Probe* find(uint64_t address) const noexcept { return table_.find(address); }
+  // The probe whose out-of-line slot holds `pc`; for faults there, which
+  // the program must see at the probed address. A scan: faults are rare.
+  const Probe* find_by_slot(uint64_t pc) const noexcept;
   size_t size() const { return probes_.size(); }
 
  private:

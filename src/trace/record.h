@@ -32,6 +32,10 @@ inline constexpr uint32_t kMaxRecordSize = UINT16_MAX;
 // Event ids are small integers assigned by the registry; this one is never
 // an event and marks the unused tail of a ring before it wraps.
 inline constexpr uint16_t kPaddingRecordType = UINT16_MAX;
+// Not an event either: a thread's new name (16 bytes after the header),
+// from this point of its ring on, as the kernel's comm record.
+inline constexpr uint16_t kCommRecordType = UINT16_MAX - 1;
+inline constexpr uint32_t kCommRecordSize = 24 + 16;
 
 // A __data_loc word: the string's length (NUL included) in the high half,
 // its offset from the record start in the low half. Length 0 means the

@@ -1,0 +1,404 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What the integration tests share: running the built dprobe (or any
+// program) as a user would, each output in a file of its own, and reading
+// what it printed back as fields.
+//
+//   const RunResult run = run_dprobe({"run", "-e", "p:g/e add a=%di", "--", program("args_O0")});
+//   EXPECT_EQ(run.status, 0) << run.err;
+//   for (const TraceLine& line : parse_trace(run.out)) { ... line.arg("a") ... }
+//   const std::vector<ProfileRow> rows = parse_profile(run.out);
+//
+// Traces are compared on comm, tid, event, location and args: never on the
+// timestamp or the cpu, which change from run to run.
+#ifndef DPROBE_TESTS_INTEGRATION_DPROBE_RUN_H_
+#define DPROBE_TESTS_INTEGRATION_DPROBE_RUN_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace dprobe::integration {
+
+// ---- Files and directories ----------------------------------------------------
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_file(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+// A private directory, removed with everything in it at the end of scope.
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/dprobe-it-XXXXXX";
+    if (::mkdtemp(name) != nullptr) path_ = name;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  bool ok() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+  std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+ private:
+  std::string path_;
+};
+
+// A test program built by tests/programs (NAME_O0, NAME_O2).
+inline std::string program(std::string_view name) {
+  return std::string(DPROBE_PROGRAMS_DIR) + "/" + std::string(name);
+}
+
+// ---- Running ------------------------------------------------------------------
+
+struct RunResult {
+  bool started = false;
+  bool timed_out = false;  // killed after the time limit: always a failure
+  int status = -1;         // exit status; 128 + signal when killed by one
+  std::string out;
+  std::string err;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const RunResult& run) {
+  os << "started=" << run.started << " timed_out=" << run.timed_out << " status=" << run.status
+     << "\n--- stderr ---\n"
+     << run.err.substr(0, 4000) << "\n--- stdout (first 4000 bytes) ---\n"
+     << run.out.substr(0, 4000);
+  return os;
+}
+
+constexpr std::chrono::seconds kRunTimeLimit{60};
+
+// Runs argv[0] (a path) with stdin from /dev/null, stdout and stderr to
+// files of their own; past `limit` the process is killed and timed_out set.
+// The limit only ends a hang: no test asserts on how long a run takes.
+inline RunResult run_program(const std::vector<std::string>& args,
+                             std::chrono::seconds limit = kRunTimeLimit) {
+  RunResult run;
+  TempDir dir;
+  if (!dir.ok() || args.empty()) return run;
+  const std::string out_path = dir.file("stdout");
+  const std::string err_path = dir.file("stderr");
+
+  std::vector<std::string> storage = args;
+  std::vector<char*> argv;
+  for (std::string& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  // Its own process group, so a hang is ended with everything it started.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (spawned != 0) {
+    run.err = "posix_spawn " + args[0] + ": " + std::to_string(spawned);
+    return run;
+  }
+  run.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int wstatus = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &wstatus, WNOHANG)) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      run.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &wstatus, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!run.timed_out && done == pid) {
+    if (WIFEXITED(wstatus)) run.status = WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus)) run.status = 128 + WTERMSIG(wstatus);
+  }
+  run.out = read_file(out_path);
+  run.err = read_file(err_path);
+  return run;
+}
+
+// Runs the built dprobe with `args`.
+inline RunResult run_dprobe(const std::vector<std::string>& args,
+                            std::chrono::seconds limit = kRunTimeLimit) {
+  std::vector<std::string> argv{DPROBE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, limit);
+}
+
+// `dprobe run -e DEF... -- COMMAND...`, with `options` before the --.
+inline RunResult run_traced(const std::vector<std::string>& definitions,
+                            const std::vector<std::string>& command,
+                            const std::vector<std::string>& options = {}) {
+  std::vector<std::string> args{"run"};
+  for (const std::string& definition : definitions) {
+    args.push_back("-e");
+    args.push_back(definition);
+  }
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  return run_dprobe(args);
+}
+
+// ---- Trace lines ----------------------------------------------------------------
+
+struct TraceArg {
+  std::string name;
+  std::string value;  // the raw text: 0x2a, -5, "text", 'c', {1,2}, (fault)
+  bool operator==(const TraceArg&) const = default;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const TraceArg& arg) {
+  return os << arg.name << "=" << arg.value;
+}
+
+struct TraceLine {
+  std::string comm;
+  uint64_t tid = 0;
+  uint32_t cpu = 0;
+  std::string timestamp;  // "sec.usec", as printed
+  std::string event;
+  std::string location;  // inside the parentheses: "sym+0x0/0x4"
+  std::vector<TraceArg> args;
+
+  // The value of the argument `name`, or "<none>".
+  std::string arg(std::string_view name) const {
+    for (const TraceArg& a : args) {
+      if (a.name == name) return a.value;
+    }
+    return "<none>";
+  }
+  // What two runs of the same trace agree on.
+  bool same_event(const TraceLine& other) const {
+    return comm == other.comm && tid == other.tid && event == other.event &&
+           location == other.location && args == other.args;
+  }
+};
+
+inline std::ostream& operator<<(std::ostream& os, const TraceLine& line) {
+  os << line.comm << "-" << line.tid << " " << line.event << ": (" << line.location << ")";
+  for (const TraceArg& arg : line.args) os << " " << arg;
+  return os;
+}
+
+namespace detail {
+
+inline bool all_digits(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+inline uint64_t to_number(std::string_view digits) {
+  uint64_t value = 0;
+  for (char c : digits) value = value * 10 + static_cast<uint64_t>(c - '0');
+  return value;
+}
+
+inline std::string_view trim_left(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  return text;
+}
+
+inline std::string_view trim_right(std::string_view text) {
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return text;
+}
+
+// The length of one value at the start of `text`: a quoted string up to
+// the closing quote that ends the value, a {...} array, a 'c' char, or a
+// word up to the next space.
+inline size_t value_length(std::string_view text) {
+  if (text.empty()) return 0;
+  if (text.front() == '"') {
+    for (size_t i = 1; i < text.size(); ++i) {
+      if (text[i] == '"' && (i + 1 == text.size() || text[i + 1] == ' ')) return i + 1;
+    }
+    return text.size();
+  }
+  if (text.front() == '{') {
+    bool quoted = false;
+    for (size_t i = 1; i < text.size(); ++i) {
+      if (text[i] == '"') quoted = !quoted;
+      if (!quoted && text[i] == '}') return i + 1;
+    }
+    return text.size();
+  }
+  if (text.front() == '\'' && text.size() >= 3 && text[2] == '\'') return 3;
+  const size_t space = text.find(' ');
+  return space == std::string_view::npos ? text.size() : space;
+}
+
+}  // namespace detail
+
+// One line of the kernel's trace format:
+//   "%16s-%-7d [%03d] %5s %5lu.%06lu: %s: (%s) name=value..."
+inline std::optional<TraceLine> parse_trace_line(std::string_view text) {
+  using namespace detail;
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  TraceLine line;
+  // " [cpu] ": the first bracket group after the comm and the tid.
+  size_t open = text.find(" [");
+  while (open != std::string_view::npos) {
+    const size_t close = text.find("] ", open);
+    if (close != std::string_view::npos && all_digits(text.substr(open + 2, close - open - 2)))
+      break;
+    open = text.find(" [", open + 1);
+  }
+  if (open == std::string_view::npos) return std::nullopt;
+  const std::string_view head = trim_right(text.substr(0, open));
+  const size_t dash = head.rfind('-');
+  if (dash == std::string_view::npos || !all_digits(head.substr(dash + 1))) return std::nullopt;
+  line.tid = to_number(head.substr(dash + 1));
+  line.comm = std::string(trim_left(head.substr(0, dash)));
+  const size_t close = text.find("] ", open);
+  line.cpu = static_cast<uint32_t>(to_number(text.substr(open + 2, close - open - 2)));
+  std::string_view rest = text.substr(close + 2);
+  const size_t flags_end = rest.find(' ');  // the flags column, "....."
+  if (flags_end == std::string_view::npos) return std::nullopt;
+  rest = trim_left(rest.substr(flags_end));
+  const size_t ts_end = rest.find(": ");
+  if (ts_end == std::string_view::npos) return std::nullopt;
+  line.timestamp = std::string(rest.substr(0, ts_end));
+  const size_t point = line.timestamp.find('.');
+  if (point == std::string::npos || !all_digits(line.timestamp.substr(0, point)) ||
+      !all_digits(line.timestamp.substr(point + 1))) {
+    return std::nullopt;
+  }
+  rest = rest.substr(ts_end + 2);
+  const size_t event_end = rest.find(": (");
+  if (event_end == std::string_view::npos) return std::nullopt;
+  line.event = std::string(rest.substr(0, event_end));
+  rest = rest.substr(event_end + 3);
+  const size_t location_end = rest.find(')');
+  if (location_end == std::string_view::npos) return std::nullopt;
+  line.location = std::string(rest.substr(0, location_end));
+  rest = rest.substr(location_end + 1);
+  while (!rest.empty()) {
+    if (rest.front() != ' ') return std::nullopt;
+    rest.remove_prefix(1);
+    const size_t equals = rest.find('=');
+    if (equals == std::string_view::npos || equals == 0) return std::nullopt;
+    TraceArg arg;
+    arg.name = std::string(rest.substr(0, equals));
+    rest.remove_prefix(equals + 1);
+    const size_t length = value_length(rest);
+    arg.value = std::string(rest.substr(0, length));
+    rest.remove_prefix(length);
+    line.args.push_back(std::move(arg));
+  }
+  return line;
+}
+
+// Every line of `text` that is a trace line; other lines (the traced
+// program's own output, the profile) are skipped.
+inline std::vector<TraceLine> parse_trace(std::string_view text) {
+  std::vector<TraceLine> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    if (auto parsed = parse_trace_line(line)) lines.push_back(std::move(*parsed));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+// The lines of one event.
+inline std::vector<TraceLine> lines_of(const std::vector<TraceLine>& lines,
+                                       std::string_view event) {
+  std::vector<TraceLine> out;
+  for (const TraceLine& line : lines) {
+    if (line.event == event) out.push_back(line);
+  }
+  return out;
+}
+
+// ---- The profile ----------------------------------------------------------------
+
+struct ProfileRow {
+  std::string event;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+};
+
+// Lines of the kprobe_profile shape: "  %-44s %15lu %15lu".
+inline std::vector<ProfileRow> parse_profile(std::string_view text) {
+  using namespace detail;
+  std::vector<ProfileRow> rows;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (!line.starts_with("  ") || line.size() < 2 + 44 + 1 + 15 + 1 + 15) continue;
+    line.remove_prefix(2);
+    const size_t name_end = line.find(' ');
+    if (name_end == 0 || name_end == std::string_view::npos) continue;
+    ProfileRow row;
+    row.event = std::string(line.substr(0, name_end));
+    const std::string_view numbers = trim_left(line.substr(name_end));
+    const size_t gap = numbers.find(' ');
+    if (gap == std::string_view::npos) continue;
+    const std::string_view hits = numbers.substr(0, gap);
+    const std::string_view misses = trim_left(numbers.substr(gap));
+    if (!all_digits(hits) || !all_digits(misses)) continue;
+    row.hits = to_number(hits);
+    row.misses = to_number(misses);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The row of `event`, if the profile has one.
+inline std::optional<ProfileRow> profile_row(const std::vector<ProfileRow>& rows,
+                                             std::string_view event) {
+  for (const ProfileRow& row : rows) {
+    if (row.event == event) return row;
+  }
+  return std::nullopt;
+}
+
+}  // namespace dprobe::integration
+
+#endif  // DPROBE_TESTS_INTEGRATION_DPROBE_RUN_H_
