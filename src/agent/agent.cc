@@ -17,6 +17,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/loaded_objects.h"
+#include "agent/return_probes.h"
 #include "agent/signals.h"
 #include "agent/thread_trace.h"
 #include "agent/vdso.h"
@@ -102,6 +103,24 @@ protocol::ArmStatus arm_status_for(core::AddStatus status) {
   return protocol::ArmStatus::kArmed;
 }
 
+// The highest $argN an event fetches (return events fetch them at entry).
+uint32_t highest_arg(const trace::EventDesc& event) {
+  uint32_t highest = 0;
+  for (const trace::EventArg& arg : event.args) {
+    for (const trace::FetchInsn& insn : arg.code) {
+      if (insn.op == trace::FetchOp::kArg) highest = std::max(highest, insn.param + 1);
+    }
+  }
+  return highest;
+}
+
+bool has_return_events(const protocol::Probes& probes) {
+  for (const auto& probe : probes.probes) {
+    if (probe.spec.point.is_return) return true;
+  }
+  return false;
+}
+
 // Room for a record: its fixed part, plus each string at its longest.
 uint32_t max_record_size(const trace::EventDesc& event) {
   uint64_t size = event.fixed_size;
@@ -146,10 +165,12 @@ class Agent {
     protocol::ArmReport report;
     AgentState& state = agent_state();
     auto registry = core::ProbeRegistry::create();
-    if (!registry || !install_signal_handlers() || !create_memory(probes)) {
+    const bool returns_ok = !has_return_events(probes) || init_return_probes();
+    if (!registry || !install_signal_handlers() || !create_memory(probes) || !returns_ok) {
       for (const auto& probe : probes.probes) {
         report.results.push_back({probe.spec.event.id, protocol::ArmStatus::kPatchFailed,
-                                  "the agent could not set up (memory or signals)"});
+                                  "the agent could not set up (memory, signals, or the return "
+                                  "stubs' unwind information)"});
       }
       return report;
     }
@@ -158,7 +179,9 @@ class Agent {
     bool all_ok = true;
     for (const protocol::ProbeRequest& request : probes.probes) {
       const auto index = static_cast<uint32_t>(state.events.size());
-      state.events.push_back({request.spec.event, max_record_size(request.spec.event)});
+      const trace::EventDesc& event = request.spec.event;
+      state.events.push_back({event, max_record_size(event), request.spec.point.maxactive,
+                              event.is_return ? highest_arg(event) : 0});
       const core::ProbeSite site{request.address, request.function_address, request.function_size};
       auto added = state.registry->add(site, index);
       protocol::ArmResult result{request.spec.event.id, protocol::ArmStatus::kArmed, {}};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/probe_registry.h"
+#include "core/return_instances.h"
 #include "trace/event.h"
 #include "trace/trace_memory.h"
 
@@ -20,6 +21,8 @@ namespace dprobe::agent {
 struct AgentEvent {
   trace::EventDesc desc;
   uint32_t max_record = 0;  // fixed part plus room for its strings
+  uint32_t maxactive = 0;   // return events: live instances per thread
+  uint32_t entry_args = 0;  // return events: $arg1..N to fetch at entry
 };
 
 struct AgentState {

@@ -2,6 +2,7 @@
 #include "agent/hit.h"
 
 #include "agent/agent_state.h"
+#include "agent/return_probes.h"
 #include "agent/thread_trace.h"
 #include "agent/vdso.h"
 #include "arch/runtime/context.h"
@@ -61,14 +62,23 @@ void record_event(const AgentEvent& event, const HitInfo& hit, const arch::Saved
   thread.writer().commit(size);
 }
 
+// Entry events record now; return events take an instance (a hijacked
+// return address) and record when the function returns.
 void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, ThreadTrace& thread,
                   AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
   const HitInfo hit{probe.address, monotonic_ns(), current_cpu()};
+  bool has_return_events = false;
   for (uint32_t index : probe.handlers) {
-    record_event(state.events[index], hit, regs, thread, memory);
+    const AgentEvent& event = state.events[index];
+    if (event.desc.is_return) {
+      has_return_events = true;
+    } else {
+      record_event(event, hit, regs, thread, memory);
+    }
   }
+  if (has_return_events) hijack_return(probe, regs, thread, state);
 }
 
 void count_misses(const core::Probe& probe, AgentState& state) noexcept {

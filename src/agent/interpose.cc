@@ -8,7 +8,9 @@
 //   - sigprocmask(), pthread_sigmask(): those signals are never blocked (a
 //     breakpoint trap while SIGTRAP is blocked kills the process);
 //   - prctl(PR_SET_NAME), pthread_setname_np(): a renamed thread's trace
-//     lines and $comm follow the new name.
+//     lines and $comm follow the new name;
+//   - backtrace(): the return stubs of live return probes stand between a
+//     hijacked frame and its caller; they are taken out of the result.
 // They are exported from the otherwise hidden agent, so that they
 // interpose. Each calls the next definition (RTLD_NEXT) for the rest.
 #include <dlfcn.h>
@@ -17,6 +19,7 @@
 #include <stdarg.h>
 #include <sys/prctl.h>
 
+#include "agent/return_probes.h"
 #include "agent/signals.h"
 #include "agent/thread_trace.h"
 
@@ -97,4 +100,20 @@ DPROBE_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
   const int result = real(thread, name);
   if (result == 0) dprobe::agent::thread_renamed();
   return result;
+}
+
+DPROBE_EXPORT int backtrace(void** buffer, int size) {
+  using Fn = int (*)(void**, int);
+  static const Fn real = next<Fn>("backtrace");
+  // One more than asked, for this wrapper's own frame, which comes first.
+  constexpr int kMost = 256;
+  void* found[kMost + 1];
+  const int count = real(found, size < kMost ? size + 1 : kMost + 1);
+  int kept = 0;
+  for (int i = 1; i < count && kept < size; ++i) {
+    if (!dprobe::agent::is_return_stub(reinterpret_cast<uint64_t>(found[i]))) {
+      buffer[kept++] = found[i];
+    }
+  }
+  return kept;
 }

@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "agent/return_probes.h"
+
 namespace dprobe::agent {
 namespace {
 
@@ -19,6 +21,7 @@ const trace::TraceMemory* g_memory = nullptr;
 
 void retire_slot(void*) {
   ThreadTrace& t = t_trace;
+  drop_thread_instances(t);
   if (!t.has_ring || g_memory == nullptr) return;
   t.has_ring = false;
   g_memory->slot(t.slot).state.store(trace::kSlotRetired, std::memory_order_release);
@@ -91,10 +94,13 @@ void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
     return;
   }
   g_memory = &memory;
-  if (t.tid == 0) learn_identity(t);
+  if (t.tid == 0) {
+    learn_identity(t);
+    // The exit hook runs for threads with a non-null value: it gives the
+    // ring back and drops the thread's live return instances.
+    ::pthread_setspecific(g_exit_key, &t);
+  }
   t.has_ring = claim_slot(memory, t);
-  // The exit hook runs for threads with a non-null value.
-  if (t.has_ring) ::pthread_setspecific(g_exit_key, &t);
 }
 
 }  // namespace dprobe::agent

@@ -25,6 +25,8 @@ struct ThreadTrace {
   uint32_t pid;
   uint32_t tid;
   uint32_t name_generation;  // of the name in comm
+  uint32_t return_top;       // newest live return instance + 1; 0: none
+  uint32_t return_depth;     // live return instances
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
 

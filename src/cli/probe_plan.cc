@@ -38,6 +38,11 @@ class Planner {
                                                         const lang::DefinitionSite& site) {
     auto placement = place_target(spec.point.target, site);
     if (!placement) return unexpected(placement.error());
+    // A return probe hijacks the return address where the function starts.
+    if (spec.point.is_return && placement->first.address != placement->first.function_address) {
+      return unexpected(error_at(ErrorCode::BAD_RETPROBE, site, site.symbol_column,
+                                 "the address is not the start of its function"));
+    }
     protocol::ProbeRequest request;
     request.address = placement->first.address;
     request.function_address = placement->first.function_address;

@@ -204,13 +204,6 @@ int run_run(const RunOptions& options, std::ostream& errors) {
   sources.executable = executable;
   auto set = load_definitions(sources, errors);
   if (!set) return kExitBadDefinition;
-  for (const trace::ProbeSpec& spec : set->specs()) {
-    if (spec.point.is_return) {
-      errors << "dprobe: error: " << spec.event.group << "/" << spec.event.name
-             << ": return probes are not supported by dprobe run yet\n";
-      return kExitBadDefinition;
-    }
-  }
   auto disabled = disabled_ids(options.disabled, *set);
   if (!disabled) {
     errors << "dprobe: error: " << disabled.error().message << "\n";

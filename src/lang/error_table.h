@@ -67,6 +67,7 @@ namespace dprobe::lang {
   X(SAME_PROBE,        "There is already the exact same probe event")                   \
   X(TOO_MANY_ARGS,     "Too many arguments are specified")                              \
   X(NOFENTRY_ARGS,     "$arg* can be used only on function entry or exit")              \
+  X(ARGIDX_2BIG,       "$argN index is too big")                                        \
   X(NEED_STRING_TYPE,  "$comm and immediate-string only accepts string type")           \
   X(BAD_INSN_BNDRY,    "Probe point is not an instruction boundary")                    \
   X(FAIL_REG_PROBE,    "Failed to register probe event")                                \

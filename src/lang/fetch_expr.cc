@@ -81,6 +81,10 @@ class ExprParser {
     if (!context_.is_return && !context_.at_function_entry) {
       return fault(ErrorCode::NOFENTRY_ARGS, column);
     }
+    // A return probe keeps its arguments from the entry, so many of them.
+    if (context_.is_return && *number > kMaxReturnProbeArgs) {
+      return fault(ErrorCode::ARGIDX_2BIG, column);
+    }
     return emit(op(FetchOp::kArg, static_cast<uint32_t>(*number - 1)), column);
   }
 

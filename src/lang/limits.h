@@ -17,6 +17,9 @@ inline constexpr size_t kMaxArgs = 128;         // MAX_TRACE_ARGS
 inline constexpr uint32_t kMaxArrayLen = 64;    // MAX_ARRAY_LEN
 // $argN beyond this is surely a typo; ABIs pass the rest on the stack anyway.
 inline constexpr uint64_t kMaxArgNumber = 128;
+// A return probe fetches $argN at entry and keeps it until the return: up
+// to this N (core::kMaxEntryArgs).
+inline constexpr uint64_t kMaxReturnProbeArgs = 16;
 // $stackN words above the stack pointer: 8 MiB, the default stack limit.
 inline constexpr uint64_t kMaxStackWords = uint64_t{1} << 20;
 // The fixed part of a record must leave room in 64 KiB for its strings.

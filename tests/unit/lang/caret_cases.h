@@ -121,6 +121,8 @@ inline constexpr CaretCase kParseCaretCases[] = {
      R"(         ^)", ErrorCode::REMOVE_WITH_ARGS},
     {R"(p:grp/ev libc.so.6:str*)",
      R"(      ^)", ErrorCode::WILDCARD_EVENT},
+    {R"(r:grp/ev libc.so.6:open fd=$arg17)",
+     R"(                           ^)", ErrorCode::ARGIDX_2BIG},
     {R"(-:)",
      R"(  ^)", ErrorCode::NO_EVENT_NAME},
 };

@@ -1,0 +1,274 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/return_probes.h"
+
+#include <dlfcn.h>
+
+#include <optional>
+
+#include "agent/vdso.h"
+#include "arch/runtime/return_stubs.h"
+#include "arch/runtime/safe_memory.h"
+#include "trace/fetch_exec.h"
+#include "trace/record.h"
+
+namespace dprobe::agent {
+namespace {
+
+// Live instances the whole process can have at once.
+constexpr uint32_t kInstances = 16384;
+// A thread deeper than this in return-probed calls is not traced further.
+constexpr uint32_t kMaxLivePerThread = 1024;
+// MAXACTIVE when the definition gives none: per thread, per event.
+constexpr uint32_t kDefaultMaxActive = 64;
+
+struct ReturnMachinery {
+  core::ReturnInstancePool pool{kInstances};
+  std::optional<arch::ReturnStubs> stubs;
+};
+
+ReturnMachinery* g_machinery = nullptr;
+
+// The program's unwinder (libgcc_s), which glibc's backtrace() and C++
+// exceptions use, learns the stubs' unwind information.
+bool register_frames(const std::vector<uint8_t>& eh_frame) {
+  void* libgcc = ::dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (libgcc == nullptr) return false;
+  using RegisterFrame = void (*)(const void*);
+  auto reg = reinterpret_cast<RegisterFrame>(::dlsym(libgcc, "__register_frame"));
+  if (reg == nullptr) return false;
+  reg(eh_frame.data());
+  return true;
+}
+
+trace::EventCounter& counter_of(AgentState& state, uint32_t handler) {
+  return state.memory->counter(state.events[handler].desc.id);
+}
+
+void count_misses(const core::Probe& probe, uint64_t mask, AgentState& state) noexcept {
+  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
+    if ((mask >> k) & 1)
+      counter_of(state, probe.handlers[k]).misses.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void drop(ThreadTrace& thread, ReturnMachinery& m, AgentState& state) noexcept {
+  const uint32_t index = thread.return_top - 1;
+  core::ReturnInstance& instance = m.pool.at(index);
+  count_misses(*instance.probe, instance.handlers, state);
+  thread.return_top = instance.prev;
+  --thread.return_depth;
+  m.pool.release(index);
+}
+
+// An instance at or below the new return slot whose slot no longer holds
+// its stub belongs to a frame that is gone. One whose slot still holds its
+// stub may be live on another stack (a signal handler's), and stays.
+void drop_stale(uint64_t new_slot, ThreadTrace& thread, ReturnMachinery& m,
+                AgentState& state) noexcept {
+  while (thread.return_top != 0) {
+    const uint32_t index = thread.return_top - 1;
+    const core::ReturnInstance& instance = m.pool.at(index);
+    uint64_t in_slot = 0;
+    const bool below = instance.stack_slot <= new_slot;
+    const bool overwritten =
+        !arch::safe_read(&in_slot, instance.stack_slot, 8) || in_slot != m.stubs->address(index);
+    if (!below || !overwritten) return;
+    drop(thread, m, state);
+  }
+}
+
+uint32_t live_instances_of(const core::Probe& probe, size_t handler, const ThreadTrace& thread,
+                           ReturnMachinery& m, uint32_t enough) noexcept {
+  uint32_t count = 0;
+  for (uint32_t top = thread.return_top; top != 0 && count < enough;) {
+    const core::ReturnInstance& instance = m.pool.at(top - 1);
+    if (instance.probe == &probe && ((instance.handlers >> handler) & 1)) ++count;
+    top = instance.prev;
+  }
+  return count;
+}
+
+// The return events that may take an instance now; a miss for the others.
+uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, ReturnMachinery& m,
+                           AgentState& state) noexcept {
+  uint64_t admitted = 0;
+  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
+    const AgentEvent& event = state.events[probe.handlers[k]];
+    if (!event.desc.is_return) continue;
+    trace::EventCounter& counter = counter_of(state, probe.handlers[k]);
+    if (counter.disabled.load(std::memory_order_relaxed) != 0) continue;
+    counter.hits.fetch_add(1, std::memory_order_relaxed);
+    const uint32_t limit = event.maxactive != 0 ? event.maxactive : kDefaultMaxActive;
+    if (thread.return_depth < kMaxLivePerThread &&
+        live_instances_of(probe, k, thread, m, limit) < limit) {
+      admitted |= uint64_t{1} << k;
+    } else {
+      counter.misses.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  return admitted;
+}
+
+uint32_t entry_args_needed(const core::Probe& probe, uint64_t handlers, AgentState& state) {
+  uint32_t needed = 0;
+  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
+    if ((handlers >> k) & 1) needed = std::max(needed, state.events[probe.handlers[k]].entry_args);
+  }
+  return std::min(needed, core::kMaxEntryArgs);
+}
+
+void fetch_entry_args(core::ReturnInstance& instance, uint32_t count,
+                      const arch::SavedRegs& regs) noexcept {
+  const uint64_t sp = regs.slot[arch::x86_64::kSp];
+  for (uint32_t n = 1; n <= count; ++n) {
+    const arch::ArgLocation where = arch::argument_location(arch::host_isa(), n);
+    uint64_t value = 0;
+    if (where.in_register) {
+      value = regs.slot[where.index];
+    } else if (!arch::safe_read(&value, sp + 8ull * where.index, 8)) {
+      value = 0;
+    }
+    instance.entry_args[n - 1] = value;
+  }
+}
+
+// Registers as the trap handler's saved frame has them, from the
+// trampoline's pushes (r15 first in memory, rax last).
+void load_return_regs(const uint64_t* saved, uint64_t slot, uint64_t return_address,
+                      arch::SavedRegs& regs) noexcept {
+  using namespace arch::x86_64;
+  constexpr Reg kPushOrder[] = {kR15, kR14, kR13, kR12, kR11, kR10, kR9, kR8,
+                                kDi,  kSi,  kBp,  kBx,  kDx,  kCx,  kAx};
+  for (size_t i = 0; i < std::size(kPushOrder); ++i) regs.slot[kPushOrder[i]] = saved[i];
+  regs.slot[kSp] = slot + 8;  // as after the function's own ret
+  regs.slot[kIp] = return_address;
+}
+
+bool read_memory(void*, void* dst, uint64_t src, size_t size) {
+  return arch::safe_read(dst, src, size);
+}
+int64_t read_string(void*, char* dst, uint64_t src, size_t capacity) {
+  return arch::safe_read_string(dst, src, capacity);
+}
+
+void record_return(const AgentEvent& event, const core::ReturnInstance& instance,
+                   const arch::SavedRegs& regs, ThreadTrace& thread, AgentState& state) noexcept {
+  if (!thread.has_ring) return;
+  trace::EventCounter& counter = state.memory->counter(event.desc.id);
+  auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
+  if (record == nullptr) {
+    counter.misses.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),
+                                   thread.pid,    thread.tid, monotonic_ns()};
+  __builtin_memcpy(record, &header, sizeof(header));
+  trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.probe->address);
+  trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.return_address);
+  const trace::FetchEnv env{regs.slot,           arch::host_isa(),
+                            instance.entry_args, core::kMaxEntryArgs,
+                            thread.comm,         {read_memory, read_string, nullptr}};
+  thread.writer().commit(trace::store_event_args(event.desc, env, record, event.max_record));
+}
+
+void run_return_events(const core::ReturnInstance& instance, const uint64_t* saved,
+                       ThreadTrace& thread, AgentState& state) noexcept {
+  arch::SavedRegs regs{};
+  load_return_regs(saved, instance.stack_slot, instance.return_address, regs);
+  const core::Probe& probe = *instance.probe;
+  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
+    if ((instance.handlers >> k) & 1) {
+      record_return(state.events[probe.handlers[k]], instance, regs, thread, state);
+    }
+  }
+}
+
+}  // namespace
+
+bool init_return_probes() {
+  if (g_machinery != nullptr) return true;
+  auto* machinery = new ReturnMachinery;
+  auto stubs = arch::ReturnStubs::create(kInstances, machinery->pool.data(),
+                                         core::ReturnInstancePool::stride());
+  if (!stubs || !register_frames(stubs->eh_frame())) return false;
+  machinery->stubs.emplace(std::move(*stubs));
+  g_machinery = machinery;  // never freed: stubs may be on stacks until the end
+  return true;
+}
+
+void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, ThreadTrace& thread,
+                   AgentState& state) noexcept {
+  ReturnMachinery* m = g_machinery;
+  if (m == nullptr) return;
+  const uint64_t slot = regs.slot[arch::x86_64::kSp];  // at entry: the return address
+  drop_stale(slot, thread, *m, state);
+  const uint64_t handlers = admitted_handlers(probe, thread, *m, state);
+  if (handlers == 0) return;
+  uint64_t return_address = 0;
+  const auto index = m->pool.acquire();
+  if (!index || !arch::safe_read(&return_address, slot, 8)) {
+    if (index) m->pool.release(*index);
+    count_misses(probe, handlers, state);
+    return;
+  }
+  core::ReturnInstance& instance = m->pool.at(*index);
+  instance.return_address = return_address;
+  instance.stack_slot = slot;
+  instance.handlers = handlers;
+  instance.probe = &probe;
+  fetch_entry_args(instance, entry_args_needed(probe, handlers, state), regs);
+  const uint64_t stub = m->stubs->address(*index);
+  if (!arch::safe_write(slot, &stub, 8)) {
+    m->pool.release(*index);
+    count_misses(probe, handlers, state);
+    return;
+  }
+  instance.prev = thread.return_top;
+  thread.return_top = *index + 1;
+  ++thread.return_depth;
+}
+
+void drop_thread_instances(ThreadTrace& thread) noexcept {
+  if (g_machinery == nullptr) return;
+  AgentState& state = agent_state();
+  while (thread.return_top != 0) drop(thread, *g_machinery, state);
+}
+
+bool is_return_stub(uint64_t address) noexcept {
+  return g_machinery != nullptr && g_machinery->stubs->contains(address);
+}
+
+}  // namespace dprobe::agent
+
+// Called by dprobe_return_common (arch/x86_64/runtime) with the stub's index
+// and the registers it saved; answers the real return address.
+extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint64_t index,
+                                                                            const uint64_t* saved) {
+  using namespace dprobe::agent;
+  ReturnMachinery& m = *g_machinery;
+  const auto id = static_cast<uint32_t>(index);
+  dprobe::core::ReturnInstance& instance = m.pool.at(id);
+  const uint64_t return_address = instance.return_address;
+  AgentState& state = agent_state();
+  ThreadTrace& thread = current_thread();
+  // Instances above this one were left by longjmp or an exception.
+  bool ours = false;
+  for (uint32_t top = thread.return_top; top != 0; top = m.pool.at(top - 1).prev) {
+    if (top == id + 1) {
+      ours = true;
+      break;
+    }
+  }
+  if (ours) {
+    while (thread.return_top != id + 1) drop(thread, m, state);
+    if (state.recording.load(std::memory_order_relaxed) && !thread.in_handler) {
+      thread.in_handler = true;
+      run_return_events(instance, saved, thread, state);
+      thread.in_handler = false;
+    }
+    thread.return_top = instance.prev;
+    --thread.return_depth;
+  }
+  m.pool.release(id);
+  return return_address;
+}

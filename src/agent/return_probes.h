@@ -1,0 +1,42 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Return probes (the kernel's kretprobes, task-keyed as its rethook): at a
+// probed function's entry the return address is saved in an instance and
+// replaced by a return stub's address; when the function returns there, the
+// return events run, the real return address is put back, and the program
+// goes on as if nothing happened.
+//
+// Instances whose frames were left without returning (longjmp, a C++
+// exception, a thread's exit) are found, dropped and counted as misses:
+// at a later entry, by their stack slot (at or below the new one, and no
+// longer holding their stub), and at a return, as the ones above it.
+#ifndef DPROBE_AGENT_RETURN_PROBES_H_
+#define DPROBE_AGENT_RETURN_PROBES_H_
+
+#include <cstdint>
+
+#include "agent/agent_state.h"
+#include "agent/thread_trace.h"
+#include "arch/probe_insn.h"
+
+namespace dprobe::agent {
+
+// Sets up the stubs and instances (once, when some event is a return
+// event) and registers the stubs' unwind information with the program's
+// unwinder. False if that fails.
+bool init_return_probes();
+
+// At the entry of a probe with return events: hijacks the return address
+// for those of them that have a free instance; counts a miss for the rest.
+void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, ThreadTrace& thread,
+                   AgentState& state) noexcept;
+
+// A thread exits: its live instances are dropped and counted.
+void drop_thread_instances(ThreadTrace& thread) noexcept;
+
+// Whether `address` is one of the return stubs (for backtrace(3)).
+bool is_return_stub(uint64_t address) noexcept;
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_RETURN_PROBES_H_

@@ -1,0 +1,72 @@
+/* Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+ *
+ * dprobe_return_common: where a return-probed function comes back to.
+ *
+ * A probed call's return address was replaced by the address of one of the
+ * agent's return stubs. The function's `ret` jumps to that stub, which
+ * pushes its own index -- into the very slot the return address was popped
+ * from -- and jumps here. This code saves the registers, calls
+ * dprobe_return_hit(index, saved) (agent/return_probes.cc), which runs the
+ * return handlers and answers the real return address; that goes back into
+ * the slot, the registers come back, and `ret` goes on to the caller
+ * exactly as the function's own `ret` would have.
+ *
+ * The integer return value (rax, rdx) and the SSE one (xmm0, xmm1) are
+ * kept; the C++ handler touches no x87 register. */
+
+  .text
+  .p2align 4
+  .globl dprobe_return_common
+  .hidden dprobe_return_common
+  .type dprobe_return_common, @function
+dprobe_return_common:
+  .cfi_startproc
+  /* Not a frame an unwinder should walk: the stub's own CFI stands for it. */
+  .cfi_undefined rip
+  push %rax
+  push %rcx
+  push %rdx
+  push %rbx
+  push %rbp
+  push %rsi
+  push %rdi
+  push %r8
+  push %r9
+  push %r10
+  push %r11
+  push %r12
+  push %r13
+  push %r14
+  push %r15
+  mov %rsp, %rbx            /* the saved registers; rbx survives the call */
+  sub $32, %rsp
+  and $-16, %rsp
+  movdqa %xmm0, 0(%rsp)
+  movdqa %xmm1, 16(%rsp)
+  mov 120(%rbx), %rdi       /* the stub's index, in the return slot */
+  mov %rbx, %rsi
+  call dprobe_return_hit
+  mov %rax, 120(%rbx)       /* the return slot gets the real address back */
+  movdqa 0(%rsp), %xmm0
+  movdqa 16(%rsp), %xmm1
+  mov %rbx, %rsp
+  pop %r15
+  pop %r14
+  pop %r13
+  pop %r12
+  pop %r11
+  pop %r10
+  pop %r9
+  pop %r8
+  pop %rdi
+  pop %rsi
+  pop %rbp
+  pop %rbx
+  pop %rdx
+  pop %rcx
+  pop %rax
+  ret
+  .cfi_endproc
+  .size dprobe_return_common, .-dprobe_return_common
+
+  .section .note.GNU-stack,"",@progbits

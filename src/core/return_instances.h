@@ -1,0 +1,64 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Live return-probe instances: one per probed call whose return address was
+// hijacked, holding what the return needs (the real return address, where
+// it was, the arguments fetched at entry, which events got the instance).
+// Instances come from one pool shared by all threads (a lock-free stack of
+// free indices) and are kept per thread as a linked stack, newest first:
+// task-keyed, as the kernel's redesigned kretprobes keep them.
+//
+//   ReturnInstancePool pool(4096);
+//   auto index = pool.acquire();            // nullopt: none free (a miss)
+//   pool.at(*index).return_address = ra;
+//   pool.release(*index);
+#ifndef DPROBE_CORE_RETURN_INSTANCES_H_
+#define DPROBE_CORE_RETURN_INSTANCES_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace dprobe::core {
+
+struct Probe;
+
+// $argN of a return probe is fetched at entry and kept: up to this N.
+inline constexpr uint32_t kMaxEntryArgs = 16;
+
+struct ReturnInstance {
+  uint64_t return_address;  // first: the return stub's unwind info reads it here
+  uint64_t stack_slot;      // the address the return address was taken from
+  uint64_t entry_args[kMaxEntryArgs];
+  uint64_t handlers;  // bit k: the probe's k-th handler got this instance
+  const Probe* probe;
+  uint32_t prev;       // the thread's next older live instance + 1; 0: none
+  uint32_t next_free;  // in the free list
+};
+
+class ReturnInstancePool {
+ public:
+  explicit ReturnInstancePool(uint32_t count);
+  ReturnInstancePool(const ReturnInstancePool&) = delete;
+  ReturnInstancePool& operator=(const ReturnInstancePool&) = delete;
+
+  std::optional<uint32_t> acquire() noexcept;
+  void release(uint32_t index) noexcept;
+
+  ReturnInstance& at(uint32_t index) noexcept { return instances_[index]; }
+  uint32_t size() const { return count_; }
+  // Where instance i's return address lives: data() + i * stride().
+  uint64_t data() const { return reinterpret_cast<uint64_t>(instances_.get()); }
+  static constexpr uint64_t stride() { return sizeof(ReturnInstance); }
+
+ private:
+  static constexpr uint32_t kEnd = UINT32_MAX;
+  uint32_t count_;
+  std::unique_ptr<ReturnInstance[]> instances_;
+  // The free list's head: index in the low half, an ABA tag in the high.
+  std::atomic<uint64_t> free_head_;
+};
+
+}  // namespace dprobe::core
+
+#endif  // DPROBE_CORE_RETURN_INSTANCES_H_
