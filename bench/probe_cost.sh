@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Per-hit cost of a probe on the same function, side by side in one run:
-#   no probe | dprobe breakpoint probe | the kernel's uprobe
-# each with two register fetches (a=%di b=%si), as ns per call and ratios.
-# The kernel column needs root and tracefs; without them it says why.
+# Per-call cost of probes on the same function, side by side in one run:
+#   no probe | dprobe entry probe | dprobe return probe | the kernel's uprobe
+#   and uretprobe with the same fetches
+# as ns per call and ratios. The kernel rows need root and tracefs; without
+# them they say why. The floor of any signal-based breakpoint (an int3 into
+# an empty SIGTRAP handler) is measured alongside.
 #   usage: bench/probe_cost.sh [CALLS]     (after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,46 +23,60 @@ best_of() {  # the best of 3 runs damps the noise of a shared machine
   echo "$best"
 }
 
+dprobe_run() { best_of "$dprobe" run -e "$1" -o /dev/null -- "$program" "$calls"; }
+
+# File offset of bench_target, through the executable segment holding it.
+file_offset() {
+  local vaddr
+  vaddr=$(nm "$program" | awk '$3 == "bench_target" {print $1}')
+  while read -r off va filesz; do
+    if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
+      printf '0x%x' $(( 16#$vaddr - va + off ))
+      return
+    fi
+  done < <(readelf -lW "$program" | awk '$1 == "LOAD" {print $2, $3, $5}')
+}
+
+kernel_run() {  # DEFINITION: the kernel's probe on bench_target, then a run
+  echo "$1" >> $tracing/uprobe_events
+  echo 1 > $tracing/events/dprobe_bench/enable
+  best_of "$program" "$calls"
+  echo 0 > $tracing/events/dprobe_bench/enable
+  echo "-:dprobe_bench/target" >> $tracing/uprobe_events
+  echo > $tracing/trace
+}
+
 plain=$(best_of "$program" "$calls")
 floor=$(best_of "$PWD/build/bench/trap_floor" "$calls")
-with_dprobe=$(best_of "$dprobe" run -e 'p:bench/target bench_target a=%di b=%si' -o /dev/null \
-  -- "$program" "$calls")
+entry=$(dprobe_run 'p:bench/target bench_target a=%di b=%si')
+ret=$(dprobe_run 'r:bench/target bench_target rv=$retval a=$arg1')
 
-kernel="n/a"
-reason=""
+kentry="n/a" kret="n/a" reason=""
 if [ "$(id -u)" -ne 0 ]; then
   reason="not root"
 else
   [ -e $tracing/uprobe_events ] || mount -t tracefs nodev $tracing 2>/dev/null || true
-  if [ -w $tracing/uprobe_events ]; then
-    vaddr=$(nm "$program" | awk '$3 == "bench_target" {print $1}')
-    # File offset of the symbol, through the executable segment holding it.
-    offset=""
-    while read -r _ off va _ filesz _; do
-      if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
-        offset=$(printf '0x%x' $(( 16#$vaddr - va + off )))
-        break
-      fi
-    done < <(readelf -lW "$program" | awk '$1 == "LOAD" {print $1, $2, $3, $4, $5, $6}')
-    echo "p:dprobe_bench/target $program:$offset a=%di b=%si" >> $tracing/uprobe_events
-    echo 1 > $tracing/events/dprobe_bench/target/enable
-    kernel=$(best_of "$program" "$calls")
-    echo 0 > $tracing/events/dprobe_bench/target/enable
-    echo "-:dprobe_bench/target" >> $tracing/uprobe_events
-    echo > $tracing/trace
+  if [ -w $tracing/uprobe_events ] && [ ! -s $tracing/uprobe_events ]; then
+    offset=$(file_offset)
+    kentry=$(kernel_run "p:dprobe_bench/target $program:$offset a=%di b=%si")
+    kret=$(kernel_run "r:dprobe_bench/target $program:$offset rv=\$retval")
   else
-    reason="no writable $tracing/uprobe_events"
+    reason="no free, writable $tracing/uprobe_events"
   fi
 fi
 
-awk -v f="$floor" -v p="$plain" -v d="$with_dprobe" -v k="$kernel" -v r="$reason" -v n="$calls" 'BEGIN {
+awk -v f="$floor" -v p="$plain" -v e="$entry" -v r="$ret" -v ke="$kentry" -v kr="$kret" \
+    -v why="$reason" -v n="$calls" 'BEGIN {
   printf "calls per run: %d (best of 3 runs)\n", n
-  printf "%-34s %10s %12s\n", "", "ns/call", "added ns/hit"
-  printf "%-34s %10.1f %12s\n", "no probe", p, "-"
-  printf "%-34s %10.1f %12.1f\n", "dprobe breakpoint probe", d, d - p
-  printf "%-34s %10s %12.1f\n", "(int3 + empty signal handler)", "", f
-  if (k == "n/a") { printf "%-34s %10s   (%s)\n", "kernel uprobe", "n/a", r; exit }
-  printf "%-34s %10.1f %12.1f\n", "kernel uprobe", k, k - p
-  printf "ratio dprobe / kernel (added cost): %.2f  (target: <= 0.25)\n", (d - p) / (k - p)
-  printf "ratio signal floor / kernel:        %.2f\n", f / (k - p)
+  printf "%-40s %10s %12s\n", "", "ns/call", "added ns"
+  printf "%-40s %10.1f %12s\n", "no probe", p, "-"
+  printf "%-40s %10.1f %12.1f\n", "dprobe entry probe (breakpoint)", e, e - p
+  printf "%-40s %10.1f %12.1f\n", "dprobe return probe", r, r - p
+  printf "%-40s %10s %12.1f\n", "  of which the return path", "", r - e
+  printf "%-40s %10s %12.1f\n", "int3 + empty signal handler (floor)", "", f
+  if (ke == "n/a") { printf "%-40s %10s   (%s)\n", "kernel uprobe / uretprobe", "n/a", why; exit }
+  printf "%-40s %10.1f %12.1f\n", "kernel uprobe", ke, ke - p
+  printf "%-40s %10.1f %12.1f\n", "kernel uretprobe", kr, kr - p
+  printf "entry:  dprobe / kernel = %.2f  (target <= 0.25; signal floor / kernel = %.2f)\n", (e - p) / (ke - p), f / (ke - p)
+  printf "return: dprobe / kernel = %.2f\n", (r - p) / (kr - p)
 }'
