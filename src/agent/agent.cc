@@ -178,12 +178,12 @@ class Agent {
     blacklist(*state.registry);
     bool all_ok = true;
     for (const protocol::ProbeRequest& request : probes.probes) {
-      const auto index = static_cast<uint32_t>(state.events.size());
       const trace::EventDesc& event = request.spec.event;
-      state.events.push_back({event, max_record_size(event), request.spec.point.maxactive,
-                              event.is_return ? highest_arg(event) : 0});
+      state.events.add(std::make_unique<AgentEvent>(
+          AgentEvent{event, max_record_size(event), request.spec.point.maxactive,
+                     event.is_return ? highest_arg(event) : 0}));
       const core::ProbeSite site{request.address, request.function_address, request.function_size};
-      auto added = state.registry->add(site, index);
+      auto added = state.registry->add(site, event.id);
       protocol::ArmResult result{request.spec.event.id, protocol::ArmStatus::kArmed, {}};
       if (!added) {
         result = {request.spec.event.id, arm_status_for(added.error().status),

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -25,9 +27,29 @@ struct AgentEvent {
   uint32_t entry_args = 0;  // return events: $arg1..N to fetch at entry
 };
 
+// Events by id. Probes name their handlers by event id; an event, once
+// added, is never moved or freed, so a trap handler can hold it unlocked.
+class EventTable {
+ public:
+  EventTable() : events_(new std::atomic<const AgentEvent*>[kSlots]()) {}
+  const AgentEvent* find(uint32_t id) const noexcept {
+    return id < kSlots ? events_[id].load(std::memory_order_acquire) : nullptr;
+  }
+  // Keeps the event (the caller gives it up for good).
+  void add(std::unique_ptr<AgentEvent> event) {
+    const uint16_t id = event->desc.id;
+    events_[id].store(event.release(), std::memory_order_release);
+  }
+
+ private:
+  static constexpr uint32_t kSlots = 1u << 16;  // event ids are 16-bit
+  std::unique_ptr<std::atomic<const AgentEvent*>[]> events_;
+};
+
 struct AgentState {
   std::optional<core::ProbeRegistry> registry;
-  std::vector<AgentEvent> events;
+  std::mutex registry_writer;  // one writer at a time; readers never lock
+  EventTable events;
   std::optional<trace::TraceMemory> memory;
   // False after fork in the child, and after the session ends: probes
   // still resume correctly, but record nothing.

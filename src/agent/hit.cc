@@ -70,21 +70,21 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, ThreadT
   ensure_ring(thread, memory);
   const HitInfo hit{probe.address, monotonic_ns(), current_cpu()};
   bool has_return_events = false;
-  for (uint32_t index : probe.handlers) {
-    const AgentEvent& event = state.events[index];
-    if (event.desc.is_return) {
+  for (uint32_t id : probe.handlers) {
+    const AgentEvent* event = state.events.find(id);
+    if (event == nullptr) continue;
+    if (event->desc.is_return) {
       has_return_events = true;
     } else {
-      record_event(event, hit, regs, thread, memory);
+      record_event(*event, hit, regs, thread, memory);
     }
   }
   if (has_return_events) hijack_return(probe, regs, thread, state);
 }
 
 void count_misses(const core::Probe& probe, AgentState& state) noexcept {
-  for (uint32_t index : probe.handlers) {
-    state.memory->counter(state.events[index].desc.id)
-        .misses.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t id : probe.handlers) {
+    state.memory->counter(id).misses.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -94,15 +94,24 @@ bool handle_breakpoint(ucontext_t& context) noexcept {
   AgentState& state = agent_state();
   if (!state.registry) return false;
   const uint64_t address = arch::probe_address_of_trap(arch::context_pc(context));
-  const core::Probe* probe = state.registry->find(address);
+  // Holds the probe (and its snapshot) until the program is on its way.
+  const core::ProbeRegistry::Reader reader(*state.registry);
+  const core::Probe* probe = reader.find(address);
   if (probe == nullptr) return false;
+  if (probe->internal != nullptr) {
+    arch::SavedRegs regs;
+    arch::load_regs(context, regs);
+    probe->internal(regs);
+  }
 
   arch::SavedRegs regs;
   arch::load_regs(context, regs);
   regs.slot[arch::kIpSlot] = address;
   ThreadTrace& thread = current_thread();
-  if (!state.recording.load(std::memory_order_relaxed)) {
-    // After fork, or once the session is over: just go on.
+  if (!state.recording.load(std::memory_order_relaxed) || thread.is_agent ||
+      probe->handlers.empty()) {
+    // After fork, once the session is over, or the agent's own threads:
+    // just go on.
   } else if (thread.in_handler) {
     count_misses(*probe, state);  // a probe hit from inside a handler
   } else {

@@ -40,8 +40,9 @@ bool register_frames(const std::vector<uint8_t>& eh_frame) {
   return true;
 }
 
-trace::EventCounter& counter_of(AgentState& state, uint32_t handler) {
-  return state.memory->counter(state.events[handler].desc.id);
+// Handlers are event ids.
+trace::EventCounter& counter_of(AgentState& state, uint32_t event_id) {
+  return state.memory->counter(event_id);
 }
 
 void count_misses(const core::Probe& probe, uint64_t mask, AgentState& state) noexcept {
@@ -54,7 +55,10 @@ void count_misses(const core::Probe& probe, uint64_t mask, AgentState& state) no
 void drop(ThreadTrace& thread, ReturnMachinery& m, AgentState& state) noexcept {
   const uint32_t index = thread.return_top - 1;
   core::ReturnInstance& instance = m.pool.at(index);
-  count_misses(*instance.probe, instance.handlers, state);
+  const core::ProbeRegistry::Reader reader(*state.registry);
+  if (const core::Probe* probe = reader.find_by_id(instance.probe_id)) {
+    count_misses(*probe, instance.handlers, state);
+  }
   thread.return_top = instance.prev;
   --thread.return_depth;
   m.pool.release(index);
@@ -82,7 +86,7 @@ uint32_t live_instances_of(const core::Probe& probe, size_t handler, const Threa
   uint32_t count = 0;
   for (uint32_t top = thread.return_top; top != 0 && count < enough;) {
     const core::ReturnInstance& instance = m.pool.at(top - 1);
-    if (instance.probe == &probe && ((instance.handlers >> handler) & 1)) ++count;
+    if (instance.probe_id == probe.id && ((instance.handlers >> handler) & 1)) ++count;
     top = instance.prev;
   }
   return count;
@@ -93,8 +97,9 @@ uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, 
                            AgentState& state) noexcept {
   uint64_t admitted = 0;
   for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
-    const AgentEvent& event = state.events[probe.handlers[k]];
-    if (!event.desc.is_return) continue;
+    const AgentEvent* found = state.events.find(probe.handlers[k]);
+    if (found == nullptr || !found->desc.is_return) continue;
+    const AgentEvent& event = *found;
     trace::EventCounter& counter = counter_of(state, probe.handlers[k]);
     if (counter.disabled.load(std::memory_order_relaxed) != 0) continue;
     counter.hits.fetch_add(1, std::memory_order_relaxed);
@@ -112,7 +117,8 @@ uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, 
 uint32_t entry_args_needed(const core::Probe& probe, uint64_t handlers, AgentState& state) {
   uint32_t needed = 0;
   for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
-    if ((handlers >> k) & 1) needed = std::max(needed, state.events[probe.handlers[k]].entry_args);
+    const AgentEvent* event = state.events.find(probe.handlers[k]);
+    if (((handlers >> k) & 1) && event != nullptr) needed = std::max(needed, event->entry_args);
   }
   return std::min(needed, core::kMaxEntryArgs);
 }
@@ -163,7 +169,7 @@ void record_return(const AgentEvent& event, const core::ReturnInstance& instance
   const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),
                                    thread.pid,    thread.tid, monotonic_ns()};
   __builtin_memcpy(record, &header, sizeof(header));
-  trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.probe->address);
+  trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.return_address);
   const trace::FetchEnv env{regs.slot,           arch::host_isa(),
                             instance.entry_args, core::kMaxEntryArgs,
@@ -173,12 +179,16 @@ void record_return(const AgentEvent& event, const core::ReturnInstance& instance
 
 void run_return_events(const core::ReturnInstance& instance, const uint64_t* saved,
                        ThreadTrace& thread, AgentState& state) noexcept {
+  // The probe may be gone (its library unloaded); then so are its events.
+  const core::ProbeRegistry::Reader reader(*state.registry);
+  const core::Probe* probe = reader.find_by_id(instance.probe_id);
+  if (probe == nullptr) return;
   arch::SavedRegs regs{};
   load_return_regs(saved, instance.stack_slot, instance.return_address, regs);
-  const core::Probe& probe = *instance.probe;
-  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
-    if ((instance.handlers >> k) & 1) {
-      record_return(state.events[probe.handlers[k]], instance, regs, thread, state);
+  for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
+    const AgentEvent* event = state.events.find(probe->handlers[k]);
+    if (((instance.handlers >> k) & 1) && event != nullptr) {
+      record_return(*event, instance, regs, thread, state);
     }
   }
 }
@@ -215,7 +225,8 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, Thread
   instance.return_address = return_address;
   instance.stack_slot = slot;
   instance.handlers = handlers;
-  instance.probe = &probe;
+  instance.probe_id = probe.id;
+  instance.function = probe.address;
   fetch_entry_args(instance, entry_args_needed(probe, handlers, state), regs);
   const uint64_t stub = m->stubs->address(*index);
   if (!arch::safe_write(slot, &stub, 8)) {

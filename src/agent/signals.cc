@@ -75,7 +75,8 @@ void on_trap(int sig, siginfo_t* info, void* context) {
 void point_back_to_original(ucontext_t& context) {
   AgentState& state = agent_state();
   if (!state.registry) return;
-  if (const core::Probe* probe = state.registry->find_by_slot(arch::context_pc(context))) {
+  const core::ProbeRegistry::Reader reader(*state.registry);
+  if (const core::Probe* probe = reader.find_by_slot(arch::context_pc(context))) {
     arch::set_context_pc(context, probe->address);
   }
 }

@@ -21,6 +21,7 @@ namespace dprobe::agent {
 struct ThreadTrace {
   bool has_ring;
   bool in_handler;
+  bool is_agent;  // one of the agent's own threads: never traced
   uint32_t slot;
   uint32_t pid;
   uint32_t tid;

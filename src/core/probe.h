@@ -5,6 +5,7 @@
 #ifndef DPROBE_CORE_PROBE_H_
 #define DPROBE_CORE_PROBE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -12,13 +13,19 @@
 
 namespace dprobe::core {
 
+// A handler that is not an event: the probe engine's own use of a probe
+// (following the dynamic loader). Called in the trap handler.
+using InternalHandler = void (*)(const arch::SavedRegs& regs);
+
 struct Probe {
   uint64_t address = 0;
+  uint32_t id = 0;  // never reused: return instances name their probe by it
   arch::ProbeInsn insn;
   uint64_t slot = 0;               // the out-of-line copy
   std::vector<uint8_t> original;   // the bytes the breakpoint replaced
   std::vector<uint32_t> handlers;  // what to run on a hit, in the owner's numbering
-  bool armed = false;
+  InternalHandler internal = nullptr;
+  std::atomic<bool> armed{false};
 };
 
 }  // namespace dprobe::core

@@ -35,7 +35,25 @@ std::vector<uint8_t> read_code(uint64_t begin, uint64_t end) {
   return code;
 }
 
+bool in_range(uint64_t address, uint64_t begin, uint64_t end) {
+  return address >= begin && address < end;
+}
+
 }  // namespace
+
+ProbeRegistry::ProbeRegistry(TextPatcher patcher) : patcher_(std::move(patcher)) {}
+
+ProbeRegistry::ProbeRegistry(ProbeRegistry&& other) noexcept
+    : patcher_(std::move(other.patcher_)),
+      slots_(std::move(other.slots_)),
+      slot_cache_(std::move(other.slot_cache_)),
+      probes_(std::move(other.probes_)),
+      blacklist_(std::move(other.blacklist_)),
+      next_id_(other.next_id_),
+      live_(other.live_),
+      snapshot_(other.snapshot_.exchange(nullptr)) {}
+
+ProbeRegistry::~ProbeRegistry() { delete snapshot_.load(); }
 
 Result<ProbeRegistry> ProbeRegistry::create() {
   auto patcher = TextPatcher::open();
@@ -49,25 +67,61 @@ void ProbeRegistry::blacklist(uint64_t begin, uint64_t end, std::string reason) 
 
 const std::string* ProbeRegistry::blacklisted(uint64_t address) const {
   for (const Range& range : blacklist_) {
-    if (address >= range.begin && address < range.end) return &range.reason;
+    if (in_range(address, range.begin, range.end)) return &range.reason;
   }
   return nullptr;
 }
 
 Result<void, AddFailure> ProbeRegistry::add(const ProbeSite& site, uint32_t handler) {
-  // The trap handler reads the table unlocked: it changes only before arming.
-  if (table_.size() > 0) return failure(AddStatus::kNotMapped, "probes are already armed");
-  for (const auto& probe : probes_) {
-    if (probe->address == site.address) {
-      probe->handlers.push_back(handler);
-      return {};
-    }
+  auto probe = probe_at(site);
+  if (!probe) return unexpected(probe.error());
+  // A live probe's handlers change under a new snapshot, not in place.
+  (*probe)->handlers.push_back(handler);
+  publish();
+  if (live_) {
+    if (auto armed = arm(**probe); !armed)
+      return failure(AddStatus::kNotMapped, armed.error().message);
+  }
+  return {};
+}
+
+Result<void, AddFailure> ProbeRegistry::add_internal(const ProbeSite& site,
+                                                     InternalHandler internal) {
+  auto probe = probe_at(site);
+  if (!probe) return unexpected(probe.error());
+  (*probe)->internal = internal;
+  publish();
+  if (live_) {
+    if (auto armed = arm(**probe); !armed)
+      return failure(AddStatus::kNotMapped, armed.error().message);
+  }
+  return {};
+}
+
+// The probe at the site's address: the one there, or a new one. A probe's
+// handler list is only ever appended to before its snapshot is published:
+// an existing probe is copied, changed, and replaces the old one.
+Result<Probe*, AddFailure> ProbeRegistry::probe_at(const ProbeSite& site) {
+  auto it = probes_.find(site.address);
+  if (it != probes_.end()) {
+    auto copy = std::make_unique<Probe>();
+    copy->address = it->second->address;
+    copy->id = it->second->id;
+    copy->insn = it->second->insn;
+    copy->slot = it->second->slot;
+    copy->original = it->second->original;
+    copy->handlers = it->second->handlers;
+    copy->internal = it->second->internal;
+    copy->armed = it->second->armed.load();
+    epochs_.retire(std::move(it->second));
+    it->second = std::move(copy);
+    return it->second.get();
   }
   auto probe = prepare(site);
   if (!probe) return unexpected(probe.error());
-  (*probe)->handlers.push_back(handler);
-  probes_.push_back(std::move(*probe));
-  return {};
+  Probe* raw = probe->get();
+  probes_.emplace(site.address, std::move(*probe));
+  return raw;
 }
 
 Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSite& site) {
@@ -86,54 +140,113 @@ Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSit
     const bool boundary = insn.error().status == arch::PrepareStatus::kNotBoundary;
     return failure(boundary ? AddStatus::kNotBoundary : AddStatus::kRejected, insn.error().message);
   }
+  auto slot = slot_for(*insn);
+  if (!slot) return unexpected(slot.error());
   auto probe = std::make_unique<Probe>();
   probe->address = site.address;
+  probe->id = next_id_++;
   probe->insn = *insn;
-  auto slot = slots_->allocate(site.address);
-  if (!slot) return failure(AddStatus::kNoSlot, slot.error().message);
-  uint8_t bytes[arch::kSlotBytes];
-  auto written = arch::write_slot(*insn, *slot, bytes);
-  if (!written) return failure(AddStatus::kNoSlot, written.error());
-  if (auto copied = patcher_.write(*slot, {bytes, *written}); !copied) {
-    return failure(AddStatus::kNoSlot, copied.error().message);
-  }
   probe->slot = *slot;
   const auto breakpoint = arch::breakpoint_insn();
   probe->original.assign(insn->insn.bytes.begin(), insn->insn.bytes.begin() + breakpoint.size());
   return probe;
 }
 
-Result<void> ProbeRegistry::arm_all() {
-  std::vector<Probe*> all;
-  for (auto& probe : probes_) all.push_back(probe.get());
-  // The table first: a thread may hit a breakpoint the moment it is written.
-  table_ = ProbeTable(all);
-  for (Probe* probe : all) {
-    if (probe->armed) continue;
-    if (auto written = patcher_.write(probe->address, arch::breakpoint_insn()); !written) {
-      disarm_all();
-      return written;
-    }
-    probe->armed = true;
+Result<uint64_t, AddFailure> ProbeRegistry::slot_for(const arch::ProbeInsn& insn) {
+  const SlotKey key{insn.insn.address, insn.insn.bytes};
+  if (auto cached = slot_cache_.find(key); cached != slot_cache_.end()) return cached->second;
+  auto slot = slots_->allocate(insn.insn.address);
+  if (!slot) return failure(AddStatus::kNoSlot, slot.error().message);
+  uint8_t bytes[arch::kSlotBytes];
+  auto written = arch::write_slot(insn, *slot, bytes);
+  if (!written) return failure(AddStatus::kNoSlot, written.error());
+  if (auto copied = patcher_.write(*slot, {bytes, *written}); !copied) {
+    return failure(AddStatus::kNoSlot, copied.error().message);
   }
+  slot_cache_.emplace(key, *slot);
+  return *slot;
+}
+
+// A new snapshot before any breakpoint it covers is written: a thread may
+// hit a breakpoint the moment it is there.
+void ProbeRegistry::publish() {
+  auto snapshot = std::make_unique<ProbeSnapshot>();
+  std::vector<Probe*> all;
+  for (auto& [address, probe] : probes_) {
+    all.push_back(probe.get());
+    snapshot->probes.push_back(probe.get());
+  }
+  snapshot->by_address = ProbeTable(all);
+  snapshot->by_id = ProbeTable(all, [](const Probe& probe) -> uint64_t { return probe.id; });
+  const ProbeSnapshot* old = snapshot_.exchange(snapshot.release(), std::memory_order_acq_rel);
+  epochs_.retire(std::unique_ptr<const ProbeSnapshot>(old));
+  epochs_.reclaim();
+}
+
+Result<void> ProbeRegistry::arm(Probe& probe) {
+  if (probe.armed.load()) return {};
+  auto written = patcher_.write(probe.address, arch::breakpoint_insn());
+  if (written) probe.armed.store(true);
+  return written;
+}
+
+void ProbeRegistry::disarm(Probe& probe) noexcept {
+  if (!probe.armed.load()) return;
+  if (patcher_.write(probe.address, probe.original)) probe.armed.store(false);
+}
+
+Result<void> ProbeRegistry::arm_all() {
+  publish();
+  for (auto& [address, probe] : probes_) {
+    if (auto armed = arm(*probe); !armed) {
+      disarm_all();
+      return armed;
+    }
+  }
+  live_ = true;
   return {};
 }
 
-const Probe* ProbeRegistry::find_by_slot(uint64_t pc) const noexcept {
-  if (table_.size() == 0) return nullptr;  // the probe list is stable once armed
-  for (const auto& probe : probes_) {
-    if (pc >= probe->slot && pc < probe->slot + arch::kSlotBytes) return probe.get();
-  }
-  return nullptr;
+void ProbeRegistry::disarm_all() noexcept {
+  for (auto& [address, probe] : probes_) disarm(*probe);
+  live_ = false;
+  // The snapshot stays: a thread that trapped just before the byte came
+  // back still finds its probe and resumes through the slot.
 }
 
-void ProbeRegistry::disarm_all() noexcept {
-  for (auto& probe : probes_) {
-    if (!probe->armed) continue;
-    if (patcher_.write(probe->address, probe->original)) probe->armed = false;
+void ProbeRegistry::disarm_range(uint64_t begin, uint64_t end) noexcept {
+  for (auto& [address, probe] : probes_) {
+    if (in_range(address, begin, end)) disarm(*probe);
   }
-  // The table stays: a thread that trapped just before the byte came back
-  // still finds its probe and resumes through the slot.
+}
+
+void ProbeRegistry::arm_range(uint64_t begin, uint64_t end) noexcept {
+  if (!live_) return;
+  for (auto& [address, probe] : probes_) {
+    if (in_range(address, begin, end)) (void)arm(*probe);
+  }
+}
+
+void ProbeRegistry::remove_range(uint64_t begin, uint64_t end) {
+  bool removed = false;
+  for (auto it = probes_.begin(); it != probes_.end();) {
+    if (in_range(it->first, begin, end)) {
+      epochs_.retire(std::move(it->second));
+      it = probes_.erase(it);
+      removed = true;
+    } else {
+      ++it;
+    }
+  }
+  if (removed) publish();
+}
+
+const Probe* ProbeRegistry::Reader::find_by_slot(uint64_t pc) const noexcept {
+  if (snapshot_ == nullptr) return nullptr;
+  for (const Probe* probe : snapshot_->probes) {
+    if (pc >= probe->slot && pc < probe->slot + arch::kSlotBytes) return probe;
+  }
+  return nullptr;
 }
 
 }  // namespace dprobe::core

@@ -1,24 +1,31 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The probe engine's registry, in the manner of kernel/kprobes.c: probes
-// are added (prepared: decoded, checked, given a slot), armed together,
-// found by address on every trap, and disarmed, restoring every byte.
+// are added (prepared: decoded, checked, given a slot), armed, found by
+// address on every trap, and disarmed and removed, restoring every byte.
+// Probes come and go while others are armed (libraries are loaded and
+// unloaded): trap handlers read an immutable snapshot through an epoch
+// reader, and writers publish a new one, one writer at a time.
 //
 //   auto registry = ProbeRegistry::create();
-//   registry->blacklist(begin, end, "the agent itself");
-//   registry->add({address, function, size}, /*handler=*/0);
+//   registry->add({address, function, size}, /*handler=*/0);   // armed when live
 //   registry->arm_all();
-//   const Probe* probe = registry->find(trap_address);   // in the trap handler
-//   registry->disarm_all();
+//   { ProbeRegistry::Reader reader(*registry);                  // in a trap handler
+//     const Probe* probe = reader.find(trap_address); ... }
+//   registry->remove_range(begin, end);                         // an object goes away
 #ifndef DPROBE_CORE_PROBE_REGISTRY_H_
 #define DPROBE_CORE_PROBE_REGISTRY_H_
 
+#include <array>
+#include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "core/epoch.h"
 #include "core/probe.h"
 #include "core/probe_table.h"
 #include "core/slot_allocator.h"
@@ -39,45 +46,101 @@ struct AddFailure {
   std::string message;
 };
 
+// What trap handlers see: every probe, by address and by id.
+struct ProbeSnapshot {
+  ProbeTable by_address;
+  ProbeTable by_id;
+  std::vector<const Probe*> probes;
+};
+
 class ProbeRegistry {
  public:
   static Result<ProbeRegistry> create();
-  ProbeRegistry(ProbeRegistry&&) noexcept = default;
+  ProbeRegistry(ProbeRegistry&&) noexcept;
   ProbeRegistry& operator=(ProbeRegistry&&) = delete;
+  ~ProbeRegistry();
 
   // Addresses no probe may take, with the reason given when one tries.
   void blacklist(uint64_t begin, uint64_t end, std::string reason);
 
   // Adds `handler` at the site; the first handler at an address prepares
-  // the probe there. Not allowed once armed.
+  // the probe there. Once the registry is live (arm_all was called), a new
+  // probe is armed at once.
   Result<void, AddFailure> add(const ProbeSite& site, uint32_t handler);
+  // The engine's own probe: `internal` runs on every hit.
+  Result<void, AddFailure> add_internal(const ProbeSite& site, InternalHandler internal);
 
-  // Arms every probe, or none: a failure disarms what was armed.
+  // Arms every probe (and makes the registry live), or none.
   Result<void> arm_all();
+  // Restores every patched byte; probes stay registered.
   void disarm_all() noexcept;
+  // Disarms the probes in [begin, end), or arms them again.
+  void disarm_range(uint64_t begin, uint64_t end) noexcept;
+  void arm_range(uint64_t begin, uint64_t end) noexcept;
+  // Forgets the probes in [begin, end): an object that was unmapped. Their
+  // bytes are not written back (there is nothing there any more).
+  void remove_range(uint64_t begin, uint64_t end);
 
-  const Probe* find(uint64_t address) const noexcept { return table_.find(address); }
-  // The probe whose out-of-line slot holds `pc`; for faults there, which
-  // the program must see at the probed address. A scan: faults are rare.
-  const Probe* find_by_slot(uint64_t pc) const noexcept;
+  // Frees what trap handlers can no longer hold.
+  void reclaim() { epochs_.reclaim(); }
+
+  // The trap handler's view, for as long as it lives.
+  class Reader {
+   public:
+    explicit Reader(const ProbeRegistry& registry) noexcept
+        : guard_(const_cast<EpochDomain&>(registry.epochs_)),
+          snapshot_(registry.snapshot_.load(std::memory_order_acquire)) {}
+    const Probe* find(uint64_t address) const noexcept {
+      return snapshot_ ? snapshot_->by_address.find(address) : nullptr;
+    }
+    const Probe* find_by_id(uint32_t id) const noexcept {
+      return snapshot_ ? snapshot_->by_id.find(id) : nullptr;
+    }
+    // The probe whose out-of-line slot holds `pc`, for faults there (shown
+    // to the program at the probed address). A scan: faults are rare.
+    const Probe* find_by_slot(uint64_t pc) const noexcept;
+
+   private:
+    EpochReader guard_;
+    const ProbeSnapshot* snapshot_;
+  };
+
   size_t size() const { return probes_.size(); }
 
  private:
-  explicit ProbeRegistry(TextPatcher patcher) : patcher_(std::move(patcher)) {}
+  explicit ProbeRegistry(TextPatcher patcher);
+  Result<Probe*, AddFailure> probe_at(const ProbeSite& site);
   Result<std::unique_ptr<Probe>, AddFailure> prepare(const ProbeSite& site);
+  Result<uint64_t, AddFailure> slot_for(const arch::ProbeInsn& insn);
   const std::string* blacklisted(uint64_t address) const;
+  void publish();
+  Result<void> arm(Probe& probe);
+  void disarm(Probe& probe) noexcept;
 
   struct Range {
     uint64_t begin;
     uint64_t end;
     std::string reason;
   };
+  // An out-of-line slot, kept for its address and instruction: a library
+  // loaded again at the same place gets the same slot back, so that
+  // loading it over and over does not use up memory (a slot is never
+  // freed: a thread may be stopped in one for any length of time).
+  struct SlotKey {
+    uint64_t address;
+    std::array<uint8_t, 15> bytes;
+    auto operator<=>(const SlotKey&) const = default;
+  };
 
   TextPatcher patcher_;
   std::unique_ptr<SlotAllocator> slots_ = std::make_unique<SlotAllocator>();
-  std::vector<std::unique_ptr<Probe>> probes_;
+  std::map<SlotKey, uint64_t> slot_cache_;
+  std::map<uint64_t, std::unique_ptr<Probe>> probes_;
   std::vector<Range> blacklist_;
-  ProbeTable table_;
+  uint32_t next_id_ = 1;
+  bool live_ = false;
+  EpochDomain epochs_;
+  std::atomic<const ProbeSnapshot*> snapshot_{nullptr};
 };
 
 }  // namespace dprobe::core

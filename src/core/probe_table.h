@@ -20,9 +20,12 @@ struct Probe;
 class ProbeTable {
  public:
   ProbeTable() = default;
+  // By address.
   explicit ProbeTable(const std::vector<Probe*>& probes);
+  // By any non-zero key (the probes' ids).
+  ProbeTable(const std::vector<Probe*>& probes, uint64_t (*key)(const Probe&));
 
-  const Probe* find(uint64_t address) const noexcept;
+  const Probe* find(uint64_t key) const noexcept;
   size_t size() const { return count_; }
 
  private:

@@ -21,8 +21,6 @@
 
 namespace dprobe::core {
 
-struct Probe;
-
 // $argN of a return probe is fetched at entry and kept: up to this N.
 inline constexpr uint32_t kMaxEntryArgs = 16;
 
@@ -30,8 +28,9 @@ struct ReturnInstance {
   uint64_t return_address;  // first: the return stub's unwind info reads it here
   uint64_t stack_slot;      // the address the return address was taken from
   uint64_t entry_args[kMaxEntryArgs];
-  uint64_t handlers;  // bit k: the probe's k-th handler got this instance
-  const Probe* probe;
+  uint64_t handlers;   // bit k: the probe's k-th handler got this instance
+  uint64_t function;   // the probed function's address, for the record
+  uint32_t probe_id;   // its probe, looked up at the return: it may be gone
   uint32_t prev;       // the thread's next older live instance + 1; 0: none
   uint32_t next_free;  // in the free list
 };

@@ -91,6 +91,17 @@ dprobe_test_jump_to:
 namespace dprobe::core {
 namespace {
 
+// The trap handler's view, as a test takes it: no writer runs meanwhile.
+const Probe* find(const ProbeRegistry& registry, uint64_t address) {
+  return ProbeRegistry::Reader(registry).find(address);
+}
+const Probe* find_by_slot(const ProbeRegistry& registry, uint64_t pc) {
+  return ProbeRegistry::Reader(registry).find_by_slot(pc);
+}
+const Probe* find_by_id(const ProbeRegistry& registry, uint32_t id) {
+  return ProbeRegistry::Reader(registry).find_by_id(id);
+}
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -183,12 +194,13 @@ TEST_F(ProbeRegistryTest, AddPreparesAProbeWithASlotAndTheOriginalByte) {
   auto added = registry.add(site(probed(), 4), 7);
   ASSERT_TRUE(added) << added.error().message;
   EXPECT_EQ(registry.size(), 1u);
-  // Prepared, not armed: the code is untouched and nothing is found yet.
+  // Prepared and published, not armed: the code is untouched.
   EXPECT_EQ(code_at(probed(), kProbedBytes), probed_original_);
-  EXPECT_EQ(registry.find(probed() + 4), nullptr);
+  ASSERT_NE(find(registry, probed() + 4), nullptr);
+  EXPECT_FALSE(find(registry, probed() + 4)->armed);
 
   ASSERT_TRUE(registry.arm_all());
-  const Probe* probe = registry.find(probed() + 4);
+  const Probe* probe = find(registry, probed() + 4);
   ASSERT_NE(probe, nullptr);
   EXPECT_EQ(probe->address, probed() + 4);
   EXPECT_THAT(probe->handlers, ElementsAre(7u));
@@ -214,7 +226,7 @@ TEST_F(ProbeRegistryTest, ArmWritesTheBreakpointAndDisarmRestoresTheBytes) {
 
   registry.disarm_all();
   ASSERT_EQ(code_at(probed(), kProbedBytes), probed_original_);
-  const Probe* probe = registry.find(probed() + 4);
+  const Probe* probe = find(registry, probed() + 4);
   ASSERT_NE(probe, nullptr);
   EXPECT_FALSE(probe->armed);
   EXPECT_EQ(dprobe_test_probed(), 0x12345679);  // runs as before
@@ -232,13 +244,13 @@ TEST_F(ProbeRegistryTest, SeveralProbesArmAndDisarmTogether) {
                                       0x34, 0x12, 0xcc, 0xc0, 0x01, 0xcc, 0xcc};
   EXPECT_EQ(code_at(probed(), kProbedBytes), armed);
   for (const uint64_t offset : {0u, 1u, 9u, 12u, 13u}) {
-    const Probe* probe = registry.find(probed() + offset);
+    const Probe* probe = find(registry, probed() + offset);
     ASSERT_NE(probe, nullptr) << offset;
     EXPECT_THAT(probe->handlers, ElementsAre(offset));
     EXPECT_THAT(probe->original, ElementsAre(probed_original_[offset]));
   }
-  EXPECT_EQ(registry.find(probed() + 4), nullptr);
-  EXPECT_EQ(registry.find(probed() + 2), nullptr);
+  EXPECT_EQ(find(registry, probed() + 4), nullptr);
+  EXPECT_EQ(find(registry, probed() + 2), nullptr);
 
   registry.disarm_all();
   ASSERT_EQ(code_at(probed(), kProbedBytes), probed_original_);
@@ -258,7 +270,7 @@ TEST_F(ProbeRegistryTest, TwoHandlersAtOneAddressShareOneProbe) {
   ASSERT_TRUE(registry.add(site(probed(), 9), 11));
   EXPECT_EQ(registry.size(), 1u);
   ASSERT_TRUE(registry.arm_all());
-  const Probe* probe = registry.find(probed() + 9);
+  const Probe* probe = find(registry, probed() + 9);
   ASSERT_NE(probe, nullptr);
   EXPECT_THAT(probe->handlers, ElementsAre(3u, 11u));
   EXPECT_THAT(probe->original, ElementsAre(0x83));
@@ -279,7 +291,7 @@ TEST_F(ProbeRegistryTest, SlotRunsTheDisplacedInstructionAndJumpsBack) {
   ProbeRegistry registry = make_registry();
   ASSERT_TRUE(registry.add(site(probed(), 4), 0));
   ASSERT_TRUE(registry.arm_all());
-  const Probe* probe = registry.find(probed() + 4);
+  const Probe* probe = find(registry, probed() + 4);
   ASSERT_NE(probe, nullptr);
   // The slot: mov eax, 0x12345678 as it was, then a jump back to +9.
   EXPECT_EQ(code_at(probe->slot, 5),
@@ -295,7 +307,7 @@ TEST_F(ProbeRegistryTest, SlotOfARipRelativeInstructionStillReachesItsTarget) {
   auto added = registry.add(site(rip_function(), 0, kRipBytes), 0);
   ASSERT_TRUE(added) << added.error().message;
   ASSERT_TRUE(registry.arm_all());
-  const Probe* probe = registry.find(rip_function());
+  const Probe* probe = find(registry, rip_function());
   ASSERT_NE(probe, nullptr);
   EXPECT_TRUE(probe->insn.cls.rip_relative);
   EXPECT_EQ(code_at(rip_function(), 1), std::vector<uint8_t>{0xcc});
@@ -392,8 +404,8 @@ TEST_F(ProbeRegistryTest, FailedAddLeavesNothingArmed) {
   ASSERT_TRUE(registry.arm_all());
   ASSERT_EQ(code_at(probed(), kProbedBytes), probed_original_);
   EXPECT_EQ(code_at(traps(), kTrapsBytes), traps_original_);
-  EXPECT_EQ(registry.find(probed() + 5), nullptr);
-  EXPECT_EQ(registry.find(traps()), nullptr);
+  EXPECT_EQ(find(registry, probed() + 5), nullptr);
+  EXPECT_EQ(find(registry, traps()), nullptr);
   EXPECT_EQ(dprobe_test_probed(), 0x12345679);
 }
 
@@ -410,7 +422,7 @@ TEST_F(ProbeRegistryTest, FailedAddsAmongGoodOnesArmOnlyTheGoodOnes) {
   expected[13] = 0xcc;
   EXPECT_EQ(code_at(probed(), kProbedBytes), expected);
   EXPECT_EQ(code_at(traps(), kTrapsBytes), traps_original_);
-  EXPECT_EQ(registry.find(probed() + 6), nullptr);
+  EXPECT_EQ(find(registry, probed() + 6), nullptr);
   registry.disarm_all();
   EXPECT_EQ(code_at(probed(), kProbedBytes), probed_original_);
 }
@@ -422,10 +434,113 @@ TEST_F(ProbeRegistryTest, DisarmedProbesStayFindable) {
   ASSERT_TRUE(registry.add(site(probed(), 9), 0));
   ASSERT_TRUE(registry.arm_all());
   registry.disarm_all();
-  const Probe* probe = registry.find(probed() + 9);
+  const Probe* probe = find(registry, probed() + 9);
   ASSERT_NE(probe, nullptr);
   EXPECT_FALSE(probe->armed);
   EXPECT_NE(probe->slot, 0u);
+}
+
+// ---- Probes that come and go while others are armed -------------------------
+
+TEST_F(ProbeRegistryTest, AProbeAddedToALiveRegistryIsArmedAtOnce) {
+  ProbeRegistry registry = make_registry();
+  ASSERT_TRUE(registry.add(site(probed(), 0), 1));
+  ASSERT_TRUE(registry.arm_all());
+  ASSERT_TRUE(registry.add(site(probed(), 4), 2));
+  std::vector<uint8_t> expected = probed_original_;
+  expected[0] = 0xcc;
+  expected[4] = 0xcc;
+  EXPECT_EQ(code_at(probed(), kProbedBytes), expected);
+  registry.disarm_all();
+  EXPECT_EQ(code_at(probed(), kProbedBytes), probed_original_);
+}
+
+TEST_F(ProbeRegistryTest, AHandlerAddedLaterReplacesTheProbeButKeepsItsIdAndSlot) {
+  ProbeRegistry registry = make_registry();
+  ASSERT_TRUE(registry.add(site(probed(), 4), 1));
+  ASSERT_TRUE(registry.arm_all());
+  const Probe* before = find(registry, probed() + 4);
+  const uint32_t id = before->id;
+  const uint64_t slot = before->slot;
+  ASSERT_TRUE(registry.add(site(probed(), 4), 2));
+  const Probe* after = find(registry, probed() + 4);
+  ASSERT_NE(after, nullptr);
+  EXPECT_THAT(after->handlers, ElementsAre(1u, 2u));
+  EXPECT_EQ(after->id, id);
+  EXPECT_EQ(after->slot, slot);
+  EXPECT_TRUE(after->armed);
+  EXPECT_EQ(find_by_id(registry, id), after);
+  // A fault in the slot names the probe it belongs to.
+  EXPECT_EQ(find_by_slot(registry, slot + 2), after);
+  EXPECT_EQ(find_by_slot(registry, probed()), nullptr);
+  registry.disarm_all();
+}
+
+TEST_F(ProbeRegistryTest, DisarmAndArmARange) {
+  ProbeRegistry registry = make_registry();
+  ASSERT_TRUE(registry.add(site(probed(), 0), 1));
+  ASSERT_TRUE(registry.add(site(rip_function(), 0, kRipBytes), 2));
+  ASSERT_TRUE(registry.arm_all());
+  registry.disarm_range(probed(), probed() + kProbedBytes);
+  EXPECT_EQ(code_at(probed(), kProbedBytes), probed_original_);
+  EXPECT_EQ(code_at(rip_function(), 1), std::vector<uint8_t>{0xcc});
+  registry.arm_range(probed(), probed() + kProbedBytes);
+  EXPECT_EQ(code_at(probed(), 1), std::vector<uint8_t>{0xcc});
+  registry.disarm_all();
+}
+
+TEST_F(ProbeRegistryTest, RemovedProbesAreForgottenAndTheirSlotComesBack) {
+  ProbeRegistry registry = make_registry();
+  ASSERT_TRUE(registry.add(site(probed(), 4), 1));
+  ASSERT_TRUE(registry.arm_all());
+  const uint32_t old_id = find(registry, probed() + 4)->id;
+  const uint64_t old_slot = find(registry, probed() + 4)->slot;
+  // As when a library is unloaded: the bytes first, then the probes.
+  registry.disarm_range(probed(), probed() + kProbedBytes);
+  registry.remove_range(probed(), probed() + kProbedBytes);
+  EXPECT_EQ(registry.size(), 0u);
+  EXPECT_EQ(find(registry, probed() + 4), nullptr);
+  EXPECT_EQ(find_by_id(registry, old_id), nullptr);
+  // Loaded again at the same place: a new probe, the same slot.
+  ASSERT_TRUE(registry.add(site(probed(), 4), 1));
+  const Probe* again = find(registry, probed() + 4);
+  ASSERT_NE(again, nullptr);
+  EXPECT_NE(again->id, old_id);
+  EXPECT_EQ(again->slot, old_slot);
+  EXPECT_TRUE(again->armed);
+  registry.disarm_all();
+}
+
+void count_hit(const arch::SavedRegs&) {}
+
+TEST_F(ProbeRegistryTest, InternalProbesCarryTheirHandler) {
+  ProbeRegistry registry = make_registry();
+  ASSERT_TRUE(registry.add_internal(site(probed(), 0), count_hit));
+  ASSERT_TRUE(registry.arm_all());
+  const Probe* probe = find(registry, probed());
+  ASSERT_NE(probe, nullptr);
+  EXPECT_EQ(probe->internal, &count_hit);
+  EXPECT_TRUE(probe->handlers.empty());
+  registry.disarm_all();
+}
+
+TEST_F(ProbeRegistryTest, WhatAReaderHoldsOutlivesItsRemoval) {
+  ProbeRegistry registry = make_registry();
+  ASSERT_TRUE(registry.add(site(probed(), 4), 9));
+  ASSERT_TRUE(registry.arm_all());
+  registry.disarm_all();
+  {
+    ProbeRegistry::Reader reader(registry);
+    const Probe* held = reader.find(probed() + 4);
+    ASSERT_NE(held, nullptr);
+    registry.remove_range(probed(), probed() + kProbedBytes);
+    for (int i = 0; i < 4; ++i) registry.reclaim();
+    // Still readable: the reader that found it has not left.
+    EXPECT_EQ(held->address, probed() + 4);
+    EXPECT_THAT(held->handlers, ElementsAre(9u));
+  }
+  registry.reclaim();
+  registry.reclaim();
 }
 
 }  // namespace

@@ -1,0 +1,25 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "core/epoch.h"
+
+namespace dprobe::core {
+
+size_t EpochDomain::reclaim() {
+  std::vector<std::unique_ptr<Retired>> freed;
+  size_t waiting;
+  {
+    std::lock_guard lock(mutex_);
+    const uint32_t epoch = epoch_.load();
+    // Readers of the other parity entered before the last flip; while one
+    // is left, nothing retired before that flip may go.
+    if (counts_[(epoch & 1) ^ 1].load() != 0) return current_.size() + previous_.size();
+    freed = std::move(previous_);
+    previous_ = std::move(current_);
+    current_.clear();
+    epoch_.store(epoch + 1);
+    waiting = previous_.size();
+  }
+  // `freed` goes out of scope here, outside the lock.
+  return waiting;
+}
+
+}  // namespace dprobe::core
