@@ -11,12 +11,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "agent/agent_state.h"
+#include "agent/arming.h"
+#include "agent/controller.h"
 #include "agent/loaded_objects.h"
+#include "agent/loader_watch.h"
 #include "agent/return_probes.h"
 #include "agent/signals.h"
 #include "agent/thread_trace.h"
@@ -85,53 +89,6 @@ int connect_to(const char* path) {
   return fd;
 }
 
-protocol::ArmStatus arm_status_for(core::AddStatus status) {
-  switch (status) {
-    case core::AddStatus::kNotBoundary:
-      return protocol::ArmStatus::kNotBoundary;
-    case core::AddStatus::kRejected:
-      return protocol::ArmStatus::kRejected;
-    case core::AddStatus::kBlacklisted:
-      return protocol::ArmStatus::kBlacklisted;
-    case core::AddStatus::kNoSlot:
-      return protocol::ArmStatus::kNoSlot;
-    case core::AddStatus::kNotMapped:
-      return protocol::ArmStatus::kNotMapped;
-    case core::AddStatus::kOk:
-      break;
-  }
-  return protocol::ArmStatus::kArmed;
-}
-
-// The highest $argN an event fetches (return events fetch them at entry).
-uint32_t highest_arg(const trace::EventDesc& event) {
-  uint32_t highest = 0;
-  for (const trace::EventArg& arg : event.args) {
-    for (const trace::FetchInsn& insn : arg.code) {
-      if (insn.op == trace::FetchOp::kArg) highest = std::max(highest, insn.param + 1);
-    }
-  }
-  return highest;
-}
-
-bool has_return_events(const protocol::Probes& probes) {
-  for (const auto& probe : probes.probes) {
-    if (probe.spec.point.is_return) return true;
-  }
-  return false;
-}
-
-// Room for a record: its fixed part, plus each string at its longest.
-uint32_t max_record_size(const trace::EventDesc& event) {
-  uint64_t size = event.fixed_size;
-  for (const trace::EventArg& arg : event.args) {
-    if (trace::is_string_class(trace::fetch_type(arg.type).cls)) {
-      size += uint64_t{trace::kMaxStringSize} * (arg.count ? arg.count : 1);
-    }
-  }
-  return static_cast<uint32_t>(std::min<uint64_t>(size, trace::kMaxRecordSize));
-}
-
 class Agent {
  public:
   void start(const char* control_path) {
@@ -158,53 +115,51 @@ class Agent {
       return;
     }
     agent_state().recording.store(true);
+    // From now on one thread of the agent's reads the channel: it follows
+    // the CLI, and lets the program go if the CLI dies.
+    if (!Controller::instance().start(socket_)) disarm();
   }
 
  private:
   protocol::ArmReport prepare(const protocol::Probes& probes) {
-    protocol::ArmReport report;
     AgentState& state = agent_state();
     auto registry = core::ProbeRegistry::create();
-    const bool returns_ok = !has_return_events(probes) || init_return_probes();
+    const bool returns_ok = !probes.return_probes || init_return_probes();
     if (!registry || !install_signal_handlers() || !create_memory(probes) || !returns_ok) {
-      for (const auto& probe : probes.probes) {
-        report.results.push_back({probe.spec.event.id, protocol::ArmStatus::kPatchFailed,
-                                  "the agent could not set up (memory, signals, or the return "
-                                  "stubs' unwind information)"});
-      }
-      return report;
+      return failed(probes,
+                    "the agent could not set up (memory, signals, or the return "
+                    "stubs' unwind information)");
     }
     state.registry.emplace(std::move(*registry));
     blacklist(*state.registry);
-    bool all_ok = true;
-    for (const protocol::ProbeRequest& request : probes.probes) {
-      const trace::EventDesc& event = request.spec.event;
-      state.events.add(std::make_unique<AgentEvent>(
-          AgentEvent{event, max_record_size(event), request.spec.point.maxactive,
-                     event.is_return ? highest_arg(event) : 0}));
-      const core::ProbeSite site{request.address, request.function_address, request.function_size};
-      auto added = state.registry->add(site, event.id);
-      protocol::ArmResult result{request.spec.event.id, protocol::ArmStatus::kArmed, {}};
-      if (!added) {
-        result = {request.spec.event.id, arm_status_for(added.error().status),
-                  added.error().message};
-        all_ok = false;
-      }
-      report.results.push_back(std::move(result));
+    if (!watch_loader(*state.registry)) {
+      return failed(probes, "the agent could not follow the dynamic loader");
     }
+    protocol::ArmReport report = add_probes(probes);
+    const bool all_ok = std::all_of(report.results.begin(), report.results.end(), [](auto& r) {
+      return r.status == protocol::ArmStatus::kArmed;
+    });
     if (all_ok) {
+      std::lock_guard lock(state.registry_writer);
       if (auto armed = state.registry->arm_all(); !armed) {
-        for (auto& result : report.results) {
-          result = {result.event_id, protocol::ArmStatus::kPatchFailed, armed.error().message};
-        }
+        return failed(probes, armed.error().message);
       }
     }
     report.trace_memory_bytes = shm_ ? shm_->size() : 0;
     return report;
   }
 
+  protocol::ArmReport failed(const protocol::Probes& probes, const std::string& why) {
+    protocol::ArmReport report;
+    for (const auto& probe : probes.probes) {
+      report.results.push_back({probe.spec.event.id, protocol::ArmStatus::kPatchFailed, why});
+    }
+    report.trace_memory_bytes = shm_ ? shm_->size() : 0;
+    return report;
+  }
+
   bool create_memory(const protocol::Probes& probes) {
-    uint32_t event_slots = 1;
+    uint32_t event_slots = std::max(probes.event_slots, 1u);
     for (const auto& probe : probes.probes) {
       event_slots = std::max<uint32_t>(event_slots, probe.spec.event.id + 1u);
     }
@@ -227,11 +182,7 @@ class Agent {
     }
   }
 
-  static void disarm() {
-    AgentState& state = agent_state();
-    state.recording.store(false);
-    if (state.registry) state.registry->disarm_all();
-  }
+  static void disarm() { disarm_everything(); }
 
   int socket_ = -1;
   std::optional<trace::SharedMemory> shm_;

@@ -98,20 +98,14 @@ bool handle_breakpoint(ucontext_t& context) noexcept {
   const core::ProbeRegistry::Reader reader(*state.registry);
   const core::Probe* probe = reader.find(address);
   if (probe == nullptr) return false;
-  if (probe->internal != nullptr) {
-    arch::SavedRegs regs;
-    arch::load_regs(context, regs);
-    probe->internal(regs);
-  }
-
   arch::SavedRegs regs;
   arch::load_regs(context, regs);
   regs.slot[arch::kIpSlot] = address;
+  if (probe->internal != nullptr) probe->internal(regs);
   ThreadTrace& thread = current_thread();
-  if (!state.recording.load(std::memory_order_relaxed) || thread.is_agent ||
-      probe->handlers.empty()) {
-    // After fork, once the session is over, or the agent's own threads:
-    // just go on.
+  const bool untraced = thread.is_agent || thread.in_agent;
+  if (!state.recording.load(std::memory_order_relaxed) || untraced || probe->handlers.empty()) {
+    // After fork, once the session is over, or the agent at work: just go on.
   } else if (thread.in_handler) {
     count_misses(*probe, state);  // a probe hit from inside a handler
   } else {

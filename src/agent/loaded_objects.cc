@@ -17,18 +17,31 @@ std::string executable_path() {
   return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
 }
 
+struct Collected {
+  std::vector<MappedObject> objects;
+  bool first = true;
+};
+
 int collect(dl_phdr_info* info, size_t, void* data) {
-  auto& objects = *static_cast<std::vector<protocol::LoadedObject>*>(data);
-  protocol::LoadedObject object;
+  auto& collected = *static_cast<Collected*>(data);
+  MappedObject mapped;
+  protocol::LoadedObject& object = mapped.object;
   // The loader names the executable "", and the vDSO by a name no file has.
-  object.is_main = objects.empty();
+  object.is_main = collected.first;
+  collected.first = false;
   object.path = object.is_main ? executable_path() : std::string(info->dlpi_name);
   object.bias = info->dlpi_addr;
   struct stat st {};
   if (object.path.empty() || ::stat(object.path.c_str(), &st) != 0) return 0;
   object.dev = st.st_dev;
   object.ino = st.st_ino;
-  objects.push_back(std::move(object));
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const uint64_t begin = info->dlpi_addr + ph.p_vaddr;
+    mapped.text.push_back({begin, begin + ph.p_memsz});
+  }
+  collected.objects.push_back(std::move(mapped));
   return 0;
 }
 
@@ -58,9 +71,15 @@ int find_range(dl_phdr_info* info, size_t, void* data) {
 
 }  // namespace
 
+std::vector<MappedObject> mapped_objects() {
+  Collected collected;
+  dl_iterate_phdr(collect, &collected);
+  return std::move(collected.objects);
+}
+
 std::vector<protocol::LoadedObject> loaded_objects() {
   std::vector<protocol::LoadedObject> objects;
-  dl_iterate_phdr(collect, &objects);
+  for (MappedObject& mapped : mapped_objects()) objects.push_back(std::move(mapped.object));
   return objects;
 }
 

@@ -13,13 +13,22 @@
 
 namespace dprobe::agent {
 
-std::vector<protocol::LoadedObject> loaded_objects();
-
-// The [begin, end) of the executable mappings of the object holding `address`.
+// The [begin, end) of executable mappings.
 struct TextRange {
   uint64_t begin = 0;
   uint64_t end = 0;
 };
+
+struct MappedObject {
+  protocol::LoadedObject object;
+  std::vector<TextRange> text;  // its executable segments, run-time
+};
+
+std::vector<MappedObject> mapped_objects();
+std::vector<protocol::LoadedObject> loaded_objects();
+
+// The [begin, end) covering the executable mappings of the object holding
+// `address`.
 TextRange text_range_of(const void* address);
 
 }  // namespace dprobe::agent

@@ -22,6 +22,7 @@ struct ThreadTrace {
   bool has_ring;
   bool in_handler;
   bool is_agent;  // one of the agent's own threads: never traced
+  bool in_agent;  // doing the agent's work (the loader hook): not traced
   uint32_t slot;
   uint32_t pid;
   uint32_t tid;

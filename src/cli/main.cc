@@ -10,6 +10,12 @@
 #include "cli/list_command.h"
 #include "cli/run_command.h"
 
+// Set by the build: 0 where there is no probe engine for the target ISA
+// (everything but x86_64, for now), which leaves `dprobe run` out.
+#ifndef DPROBE_ENGINE
+#define DPROBE_ENGINE 1
+#endif
+
 namespace {
 
 struct DefinitionOptions {
@@ -88,6 +94,7 @@ int main(int argc, char** argv) {
   }
 
   if (*run_cmd) {
+#if DPROBE_ENGINE
     record_order(run_cmd, run_definitions, run.sources);
     run.format = json ? dprobe::cli::OutputFormat::kJson : dprobe::cli::OutputFormat::kText;
     const auto bytes = dprobe::cli::parse_buffer_size(buffer_size);
@@ -97,6 +104,11 @@ int main(int argc, char** argv) {
     }
     run.buffer_size = *bytes;
     return dprobe::cli::run_run(run, std::cerr);
+#else
+    static_cast<void>(run_definitions);
+    std::cerr << "dprobe: error: run: not supported on this architecture (no probe engine)\n";
+    return 2;
+#endif
   }
   if (*check_cmd) {
     record_order(check_cmd, check_definitions, check.sources);

@@ -34,10 +34,16 @@ class Planner {
   Planner(const ProcessObjects& objects, TargetResolver& resolver)
       : objects_(objects), resolver_(resolver) {}
 
-  Result<protocol::ProbeRequest, lang::ProbeError> plan(const trace::ProbeSpec& spec,
-                                                        const lang::DefinitionSite& site) {
+  // nullopt: the target's object is not mapped yet (the probe is pending).
+  Result<std::optional<protocol::ProbeRequest>, lang::ProbeError> plan(
+      const trace::ProbeSpec& spec, const lang::DefinitionSite& site) {
     auto placement = place_target(spec.point.target, site);
-    if (!placement) return unexpected(placement.error());
+    if (!placement) {
+      if (placement.error().code == ErrorCode::OBJ_NOT_LOADED) {
+        return std::optional<protocol::ProbeRequest>{};
+      }
+      return unexpected(placement.error());
+    }
     // A return probe hijacks the return address where the function starts.
     if (spec.point.is_return && placement->first.address != placement->first.function_address) {
       return unexpected(error_at(ErrorCode::BAD_RETPROBE, site, site.symbol_column,
@@ -53,7 +59,7 @@ class Planner {
       auto resolved = resolve_fetch(request.spec.event.args[i], placement->second, site, column);
       if (!resolved) return unexpected(resolved.error());
     }
-    return request;
+    return std::optional(std::move(request));
   }
 
  private:
@@ -149,46 +155,44 @@ class Planner {
 
 }  // namespace
 
-ProcessObjects::ProcessObjects(const std::vector<protocol::LoadedObject>& loaded,
-                               TargetResolver& resolver) {
-  for (const protocol::LoadedObject& object : loaded) {
-    auto file = resolver.load(object.path);
-    if (file) objects_.push_back({&object, *file});
-  }
-}
+namespace {
 
-std::optional<PlacedObject> ProcessObjects::find(const LoadedObject& file) const {
+// Whether the definition's object is one of `only` (just loaded).
+bool targets_one_of(const core::ProbeTarget& target, TargetResolver& resolver,
+                    const std::vector<protocol::LoadedObject>& only) {
+  if (target.kind == core::TargetKind::kAddress) return false;
+  auto file = resolver.load(target.object);
+  if (!file) return false;
   struct stat st {};
-  if (::stat(file.elf.path().c_str(), &st) != 0) return std::nullopt;
-  for (const PlacedObject& object : objects_) {
-    if (object.loaded->dev == st.st_dev && object.loaded->ino == st.st_ino) return object;
+  if (::stat((*file)->elf.path().c_str(), &st) != 0) return false;
+  for (const protocol::LoadedObject& object : only) {
+    if (object.dev == st.st_dev && object.ino == st.st_ino) return true;
   }
-  return std::nullopt;
+  return false;
 }
 
-std::optional<PlacedObject> ProcessObjects::containing(uint64_t address) const {
-  for (const PlacedObject& object : objects_) {
-    const uint64_t vaddr = address - object.loaded->bias;
-    if (object.file->elf.is_executable_vaddr(vaddr)) return object;
-  }
-  return std::nullopt;
-}
+}  // namespace
 
-Result<std::vector<protocol::ProbeRequest>, std::vector<lang::ProbeError>> plan_probes(
-    const lang::DefinitionSet& set, const ProcessObjects& objects, TargetResolver& resolver) {
+Result<Plan, std::vector<lang::ProbeError>> plan_probes(
+    const lang::DefinitionSet& set, const ProcessObjects& objects, TargetResolver& resolver,
+    const std::vector<protocol::LoadedObject>* only) {
   Planner planner(objects, resolver);
-  std::vector<protocol::ProbeRequest> requests;
+  Plan plan;
   std::vector<lang::ProbeError> errors;
   for (size_t i = 0; i < set.specs().size(); ++i) {
-    auto request = planner.plan(set.specs()[i], set.sites()[i]);
-    if (request) {
-      requests.push_back(std::move(*request));
-    } else {
+    const trace::ProbeSpec& spec = set.specs()[i];
+    if (only != nullptr && !targets_one_of(spec.point.target, resolver, *only)) continue;
+    auto request = planner.plan(spec, set.sites()[i]);
+    if (!request) {
       errors.push_back(std::move(request.error()));
+    } else if (*request) {
+      plan.requests.push_back(std::move(**request));
+    } else {
+      plan.pending.push_back(i);
     }
   }
   if (!errors.empty()) return unexpected(std::move(errors));
-  return requests;
+  return plan;
 }
 
 }  // namespace dprobe::cli

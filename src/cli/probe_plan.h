@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cli/process_objects.h"
 #include "cli/target_resolver.h"
 #include "lang/definition_set.h"
 #include "protocol/messages.h"
@@ -21,27 +22,17 @@
 namespace dprobe::cli {
 
 // One object of the process, with its file opened and its load bias.
-struct PlacedObject {
-  const protocol::LoadedObject* loaded;
-  const LoadedObject* file;
+struct Plan {
+  std::vector<protocol::ProbeRequest> requests;
+  // Definitions whose object is not mapped yet: placed when it is.
+  std::vector<size_t> pending;
 };
 
-class ProcessObjects {
- public:
-  ProcessObjects(const std::vector<protocol::LoadedObject>& loaded, TargetResolver& resolver);
-
-  // The loaded object that is `file` (same device and inode), if any.
-  std::optional<PlacedObject> find(const LoadedObject& file) const;
-  // The loaded object whose executable segments hold a run-time address.
-  std::optional<PlacedObject> containing(uint64_t address) const;
-  const std::vector<PlacedObject>& all() const { return objects_; }
-
- private:
-  std::vector<PlacedObject> objects_;
-};
-
-Result<std::vector<protocol::ProbeRequest>, std::vector<lang::ProbeError>> plan_probes(
-    const lang::DefinitionSet& set, const ProcessObjects& objects, TargetResolver& resolver);
+// Every definition of the set; or, with `only`, those whose object is one
+// of the given (just loaded) objects.
+Result<Plan, std::vector<lang::ProbeError>> plan_probes(
+    const lang::DefinitionSet& set, const ProcessObjects& objects, TargetResolver& resolver,
+    const std::vector<protocol::LoadedObject>* only = nullptr);
 
 }  // namespace dprobe::cli
 

@@ -4,7 +4,7 @@
 namespace dprobe::cli {
 
 std::optional<trace::SymbolHit> ProcessSymbolizer::symbolize(uint64_t address) const {
-  const auto object = objects_.containing(address);
+  const auto object = objects_.containing_then_or_now(address);
   if (!object) return std::nullopt;
   const auto hit = object->file->table.symbolize(address - object->loaded->bias);
   if (!hit) return std::nullopt;

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 
@@ -55,11 +56,16 @@ Session::Session(Session&& other) noexcept
       symbolizer_(std::move(other.symbolizer_)),
       shm_(std::move(other.shm_)),
       memory_(other.memory_),
-      events_(std::move(other.events_)) {
+      events_(std::move(other.events_)),
+      set_(other.set_),
+      errors_(other.errors_) {
+  // Moved only before go(): no serving thread holds the old one yet.
   other.socket_ = -1;
 }
 
 Session::~Session() {
+  if (socket_ >= 0) ::shutdown(socket_, SHUT_RDWR);  // ends the serving thread's wait
+  if (control_.joinable()) control_.join();
   if (socket_ >= 0) ::close(socket_);
 }
 
@@ -91,19 +97,32 @@ int Session::exchange(ControlServer& server, pid_t pid, const lang::DefinitionSe
   hello_ = std::move(*hello);
   objects_ = std::make_unique<ProcessObjects>(hello_.objects, *resolver_);
   symbolizer_ = std::make_unique<ProcessSymbolizer>(*objects_);
-  auto requests = plan_probes(set, *objects_, *resolver_);
-  if (!requests) {
-    for (const lang::ProbeError& error : requests.error()) errors << lang::render_error(error);
+  auto plan = plan_probes(set, *objects_, *resolver_);
+  if (!plan) {
+    for (const lang::ProbeError& error : plan.error()) errors << lang::render_error(error);
     abort();
     return kExitBadDefinition;
   }
-  return arm(set, std::move(*requests), options, errors);
+  for (size_t i : plan->pending) {
+    const trace::EventDesc& event = set.specs()[i].event;
+    errors << "dprobe: pending: " << event.group << "/" << event.name << ": "
+           << set.specs()[i].point.target.object << " is not loaded yet; armed when it is\n";
+  }
+  set_ = &set;
+  errors_ = &errors;
+  return arm(set, std::move(plan->requests), options, errors);
 }
 
 int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
                  const SessionOptions& options, std::ostream& errors) {
+  const bool return_probes = std::any_of(set.specs().begin(), set.specs().end(),
+                                         [](const auto& spec) { return spec.point.is_return; });
+  uint32_t event_slots = 1;
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    event_slots = std::max<uint32_t>(event_slots, spec.event.id + 1u);
+  }
   protocol::Probes probes{static_cast<uint32_t>(options.ring_bytes), options.max_threads,
-                          std::move(requests)};
+                          return_probes, event_slots, std::move(requests)};
   if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
       !sent) {
     errors << "dprobe: error: " << sent.error().message << "\n";
@@ -155,7 +174,72 @@ void Session::abort() {
 }
 
 Result<void> Session::go() {
-  return protocol::send_message(socket_, protocol::MessageType::kGo, {});
+  auto sent = protocol::send_message(socket_, protocol::MessageType::kGo, {});
+  if (!sent) return sent;
+  // From now on the agent speaks first: objects loaded, detach answered.
+  timeval forever{0, 0};
+  ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever));
+  control_ = std::thread([this] { serve(); });
+  return {};
+}
+
+void Session::serve() {
+  while (true) {
+    auto message = protocol::receive_message(socket_);
+    if (!message) break;  // the program is gone, or we let go
+    if (message->fd >= 0) ::close(message->fd);
+    if (message->type == protocol::MessageType::kObjectsChanged) {
+      auto changed = protocol::decode_objects_changed(message->payload);
+      if (changed) objects_changed(*changed);
+    } else if (message->type == protocol::MessageType::kArmReport) {
+      auto report = protocol::decode_arm_report(message->payload);
+      if (report) report_failures(*report);
+    } else if (message->type == protocol::MessageType::kDetached) {
+      std::lock_guard lock(detach_mutex_);
+      detached_ = true;
+      detached_cv_.notify_all();
+    }
+  }
+  std::lock_guard lock(detach_mutex_);
+  detached_ = true;  // nothing left to detach from
+  detached_cv_.notify_all();
+}
+
+// The loader mapped or unmapped objects: the probes of the new ones, now,
+// while the loader waits (their constructors have not run yet).
+void Session::objects_changed(const protocol::ObjectsChanged& changed) {
+  for (const protocol::LoadedObject& object : changed.unloaded) objects_->remove(object);
+  for (const protocol::LoadedObject& object : changed.loaded) objects_->add(object);
+  protocol::Probes probes;
+  auto plan = plan_probes(*set_, *objects_, *resolver_, &changed.loaded);
+  if (plan) {
+    probes.probes = std::move(plan->requests);
+  } else {
+    for (const lang::ProbeError& error : plan.error()) *errors_ << lang::render_error(error);
+  }
+  (void)protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
+}
+
+void Session::report_failures(const protocol::ArmReport& report) {
+  for (const protocol::ArmResult& result : report.results) {
+    if (result.status == protocol::ArmStatus::kArmed) continue;
+    for (size_t i = 0; i < set_->specs().size(); ++i) {
+      if (set_->specs()[i].event.id == result.event_id) {
+        *errors_ << lang::render_error(arm_error(result, set_->sites()[i]));
+      }
+    }
+  }
+}
+
+Result<void> Session::detach(std::chrono::milliseconds timeout) {
+  if (auto sent = protocol::send_message(socket_, protocol::MessageType::kDetach, {}); !sent) {
+    return sent;
+  }
+  std::unique_lock lock(detach_mutex_);
+  if (!detached_cv_.wait_for(lock, timeout, [&] { return detached_; })) {
+    return fail("the agent did not confirm the detach in time");
+  }
+  return {};
 }
 
 }  // namespace dprobe::cli

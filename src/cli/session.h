@@ -14,9 +14,13 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <iosfwd>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/result.h"
@@ -49,8 +53,11 @@ class Session {
   const std::vector<trace::EventDesc>& events() const { return events_; }
   const trace::Symbolizer& symbolizer() const { return *symbolizer_; }
 
-  // Lets the program run, probes armed.
+  // Lets the program run, probes armed; from then on a thread serves the
+  // agent (objects loaded later get their pending probes).
   Result<void> go();
+  // Asks the agent to disarm everything and waits for it to say so.
+  Result<void> detach(std::chrono::milliseconds timeout);
 
  private:
   explicit Session(const std::string& executable);
@@ -59,6 +66,9 @@ class Session {
   int arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
           const SessionOptions& options, std::ostream& errors);
   void abort();
+  void serve();
+  void objects_changed(const protocol::ObjectsChanged& changed);
+  void report_failures(const protocol::ArmReport& report);
 
   int socket_ = -1;
   pid_t pid_ = 0;
@@ -69,6 +79,12 @@ class Session {
   std::unique_ptr<trace::SharedMemory> shm_;
   std::optional<trace::TraceMemory> memory_;
   std::vector<trace::EventDesc> events_;
+  const lang::DefinitionSet* set_ = nullptr;
+  std::ostream* errors_ = nullptr;
+  std::thread control_;
+  std::mutex detach_mutex_;
+  std::condition_variable detached_cv_;
+  bool detached_ = false;
 };
 
 }  // namespace dprobe::cli

@@ -74,20 +74,39 @@ Result<T> finish(const WireReader& r, T value, const char* what) {
   return value;
 }
 
-}  // namespace
-
-std::vector<std::byte> encode(const Hello& hello) {
-  WireWriter w;
-  w.u32(hello.version);
-  w.u32(hello.pid);
-  w.u32(static_cast<uint32_t>(hello.objects.size()));
-  for (const LoadedObject& object : hello.objects) {
+void put_objects(WireWriter& w, const std::vector<LoadedObject>& objects) {
+  w.u32(static_cast<uint32_t>(objects.size()));
+  for (const LoadedObject& object : objects) {
     w.str(object.path);
     w.u64(object.bias);
     w.u64(object.dev);
     w.u64(object.ino);
     w.boolean(object.is_main);
   }
+}
+
+std::vector<LoadedObject> get_objects(WireReader& r) {
+  std::vector<LoadedObject> objects;
+  const uint32_t count = r.count(kMinObjectBytes);
+  for (uint32_t i = 0; i < count && r.ok(); ++i) {
+    LoadedObject object;
+    object.path = r.str();
+    object.bias = r.u64();
+    object.dev = r.u64();
+    object.ino = r.u64();
+    object.is_main = r.boolean();
+    objects.push_back(std::move(object));
+  }
+  return objects;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode(const Hello& hello) {
+  WireWriter w;
+  w.u32(hello.version);
+  w.u32(hello.pid);
+  put_objects(w, hello.objects);
   return w.take();
 }
 
@@ -96,23 +115,31 @@ Result<Hello> decode_hello(std::span<const std::byte> bytes) {
   Hello hello;
   hello.version = r.u32();
   hello.pid = r.u32();
-  const uint32_t objects = r.count(kMinObjectBytes);
-  for (uint32_t i = 0; i < objects && r.ok(); ++i) {
-    LoadedObject object;
-    object.path = r.str();
-    object.bias = r.u64();
-    object.dev = r.u64();
-    object.ino = r.u64();
-    object.is_main = r.boolean();
-    hello.objects.push_back(std::move(object));
-  }
+  hello.objects = get_objects(r);
   return finish(r, std::move(hello), "hello");
+}
+
+std::vector<std::byte> encode(const ObjectsChanged& changed) {
+  WireWriter w;
+  put_objects(w, changed.loaded);
+  put_objects(w, changed.unloaded);
+  return w.take();
+}
+
+Result<ObjectsChanged> decode_objects_changed(std::span<const std::byte> bytes) {
+  WireReader r(bytes);
+  ObjectsChanged changed;
+  changed.loaded = get_objects(r);
+  changed.unloaded = get_objects(r);
+  return finish(r, std::move(changed), "objects changed");
 }
 
 std::vector<std::byte> encode(const Probes& probes) {
   WireWriter w;
   w.u32(probes.ring_data_bytes);
   w.u32(probes.max_threads);
+  w.boolean(probes.return_probes);
+  w.u32(probes.event_slots);
   w.u32(static_cast<uint32_t>(probes.probes.size()));
   for (const ProbeRequest& probe : probes.probes) {
     w.u64(probe.address);
@@ -128,6 +155,8 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   Probes probes;
   probes.ring_data_bytes = r.u32();
   probes.max_threads = r.u32();
+  probes.return_probes = r.boolean();
+  probes.event_slots = r.u32();
   const uint32_t count = r.count(kMinProbeBytes);
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     ProbeRequest probe;

@@ -8,6 +8,14 @@
 //                             memory's file descriptor alongside
 //   cli -> agent   Go | Abort let the program run, or disarm and stop
 //
+// and then, while the program runs:
+//
+//   agent -> cli   ObjectsChanged  the loader mapped or unmapped objects
+//   cli -> agent   Probes          the probes of the new objects (maybe none)
+//   agent -> cli   ArmReport       as above, without a descriptor
+//   cli -> agent   Detach          disarm everything and let go
+//   agent -> cli   Detached        done: every patched byte is restored
+//
 //   auto bytes = encode(hello);
 //   auto back = decode_hello(bytes);
 #ifndef DPROBE_PROTOCOL_MESSAGES_H_
@@ -25,7 +33,16 @@ namespace dprobe::protocol {
 
 inline constexpr uint32_t kProtocolVersion = 1;
 
-enum class MessageType : uint8_t { kHello = 1, kProbes, kArmReport, kGo, kAbort };
+enum class MessageType : uint8_t {
+  kHello = 1,
+  kProbes,
+  kArmReport,
+  kGo,
+  kAbort,
+  kObjectsChanged,
+  kDetach,
+  kDetached,
+};
 
 struct LoadedObject {
   std::string path;   // as the dynamic loader names it; the executable's real path
@@ -41,6 +58,11 @@ struct Hello {
   std::vector<LoadedObject> objects;
 };
 
+struct ObjectsChanged {
+  std::vector<LoadedObject> loaded;
+  std::vector<LoadedObject> unloaded;
+};
+
 struct ProbeRequest {
   uint64_t address = 0;           // the probed instruction, run-time
   uint64_t function_address = 0;  // start of its function, to check the boundary from
@@ -51,6 +73,8 @@ struct ProbeRequest {
 struct Probes {
   uint32_t ring_data_bytes = 0;  // per thread, a power of two
   uint32_t max_threads = 0;      // ring slots
+  bool return_probes = false;    // some definition, maybe pending, is a return probe
+  uint32_t event_slots = 0;      // event ids are below this, pending ones included
   std::vector<ProbeRequest> probes;
 };
 
@@ -78,10 +102,12 @@ struct ArmReport {
 std::vector<std::byte> encode(const Hello& hello);
 std::vector<std::byte> encode(const Probes& probes);
 std::vector<std::byte> encode(const ArmReport& report);
+std::vector<std::byte> encode(const ObjectsChanged& changed);
 
 Result<Hello> decode_hello(std::span<const std::byte> bytes);
 Result<Probes> decode_probes(std::span<const std::byte> bytes);
 Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes);
+Result<ObjectsChanged> decode_objects_changed(std::span<const std::byte> bytes);
 
 }  // namespace dprobe::protocol
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/definitions.h"
 #include "symbols/lookup.h"
@@ -24,7 +25,7 @@ protocol::LoadedObject loaded(const std::string& path, uint64_t bias) {
 }
 
 struct Planned {
-  Result<std::vector<protocol::ProbeRequest>, std::vector<lang::ProbeError>> result;
+  Result<Plan, std::vector<lang::ProbeError>> result;
 };
 
 Planned plan(const std::vector<std::string>& definitions,
@@ -47,7 +48,7 @@ TEST(ProbePlan, SymbolsBecomeRunTimeAddresses) {
   ASSERT_TRUE(file);
   const auto malloc = (*file)->table.find("malloc");
   ASSERT_FALSE(malloc.empty());
-  const protocol::ProbeRequest& request = planned.result->at(0);
+  const protocol::ProbeRequest& request = planned.result->requests.at(0);
   EXPECT_EQ(request.address, kLibcBias + malloc.front().address + 4);
   EXPECT_EQ(request.function_address, kLibcBias + malloc.front().address);
   EXPECT_EQ(request.function_size, malloc.front().size);
@@ -59,7 +60,7 @@ TEST(ProbePlan, FetchSymbolsAndFileOffsetsBecomeImmediates) {
   Planned planned =
       plan({"p libc.so.6:malloc env=@libc.so.6:environ+8 raw=@+0x1000:u8"}, objects, resolver);
   ASSERT_TRUE(planned.result);
-  const trace::EventDesc& event = planned.result->at(0).spec.event;
+  const trace::EventDesc& event = planned.result->requests.at(0).spec.event;
   const auto file = resolver.load("libc.so.6");
   uint64_t environ_address = 0;
   for (const auto& variable : (*file)->variables) {
@@ -75,17 +76,52 @@ TEST(ProbePlan, FetchSymbolsAndFileOffsetsBecomeImmediates) {
   EXPECT_EQ(static_cast<uint64_t>(event.args[1].code[0].imm), kLibcBias + *vaddr);
 }
 
-TEST(ProbePlan, AnObjectTheProcessHasNotLoadedIsReportedAtTheProbePoint) {
+TEST(ProbePlan, AProbeOnAnObjectNotLoadedYetIsPending) {
   TargetResolver resolver("");
   const std::vector<protocol::LoadedObject> objects = {loaded(host_libc(), kLibcBias)};
   const auto& fx = symbols::test_support::fixture();
   ASSERT_TRUE(fx.ok) << fx.error;
-  Planned planned = plan({"p " + fx.lib + ":call_a"}, objects, resolver);
+  Planned planned = plan({"p libc.so.6:malloc", "p " + fx.lib + ":call_a"}, objects, resolver);
+  ASSERT_TRUE(planned.result);
+  EXPECT_EQ(planned.result->requests.size(), 1u);
+  EXPECT_EQ(planned.result->pending, std::vector<size_t>{1});
+}
+
+TEST(ProbePlan, PlacingAgainOnlyTheProbesOfObjectsJustLoaded) {
+  TargetResolver resolver("");
+  const auto& fx = symbols::test_support::fixture();
+  ASSERT_TRUE(fx.ok) << fx.error;
+  std::ostringstream errors;
+  auto set = load_definitions({{"p libc.so.6:malloc", "p " + fx.lib + ":call_a"}, {}, {}, {}},
+                              errors);
+  ASSERT_TRUE(set) << errors.str();
+  const std::vector<protocol::LoadedObject> objects = {loaded(host_libc(), kLibcBias),
+                                                       loaded(fx.lib, 0x10000000)};
+  ProcessObjects process(objects, resolver);
+  const std::vector<protocol::LoadedObject> just_loaded = {objects[1]};
+  auto plan = plan_probes(*set, process, resolver, &just_loaded);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->requests.size(), 1u);
+  EXPECT_EQ(plan->requests[0].spec.event.name, "p_call_a_0");
+  EXPECT_TRUE(plan->pending.empty());
+}
+
+TEST(ProbePlan, AFetchFromAnObjectNotLoadedIsReportedAtTheArgument) {
+  TargetResolver resolver("");
+  const std::vector<protocol::LoadedObject> objects = {loaded(host_libc(), kLibcBias)};
+  const auto& fx = symbols::test_support::fixture();
+  ASSERT_TRUE(fx.ok) << fx.error;
+  // A short name for the library: an argument takes at most 63 characters.
+  const std::string link = "/tmp/dprobe-plan-" + std::to_string(::getpid()) + ".so";
+  ASSERT_EQ(::symlink(fx.lib.c_str(), link.c_str()), 0);
+  const std::string definition = "p libc.so.6:malloc v=@" + link + ":fixture_counter:u32";
+  Planned planned = plan({definition}, objects, resolver);
+  ::unlink(link.c_str());
   ASSERT_FALSE(planned.result);
   ASSERT_EQ(planned.result.error().size(), 1u);
   const lang::ProbeError& error = planned.result.error()[0];
   EXPECT_EQ(error.code, lang::ErrorCode::OBJ_NOT_LOADED);
-  EXPECT_EQ(error.column, 2u);  // under the object
+  EXPECT_EQ(error.column, definition.find("v="));  // under the argument
   EXPECT_NE(error.detail.find("is not mapped in the process"), std::string::npos);
 }
 
@@ -99,7 +135,7 @@ TEST(ProbePlan, AbsoluteAddressesAreFoundInTheirObject) {
                 static_cast<unsigned long long>(kLibcBias + malloc.front().address));
   Planned planned = plan({text}, objects, resolver);
   ASSERT_TRUE(planned.result);
-  EXPECT_EQ(planned.result->at(0).function_address, kLibcBias + malloc.front().address);
+  EXPECT_EQ(planned.result->requests.at(0).function_address, kLibcBias + malloc.front().address);
   Planned outside = plan({"p 0x1000"}, objects, resolver);
   ASSERT_FALSE(outside.result);
   EXPECT_EQ(outside.result.error()[0].code, lang::ErrorCode::NOT_TEXT_ADDR);

@@ -1,0 +1,88 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/arming.h"
+
+#include <algorithm>
+
+#include "agent/agent_state.h"
+#include "trace/fetch_exec.h"
+#include "trace/record.h"
+
+namespace dprobe::agent {
+namespace {
+
+protocol::ArmStatus arm_status_for(core::AddStatus status) {
+  switch (status) {
+    case core::AddStatus::kNotBoundary:
+      return protocol::ArmStatus::kNotBoundary;
+    case core::AddStatus::kRejected:
+      return protocol::ArmStatus::kRejected;
+    case core::AddStatus::kBlacklisted:
+      return protocol::ArmStatus::kBlacklisted;
+    case core::AddStatus::kNoSlot:
+      return protocol::ArmStatus::kNoSlot;
+    case core::AddStatus::kNotMapped:
+      return protocol::ArmStatus::kNotMapped;
+    case core::AddStatus::kOk:
+      break;
+  }
+  return protocol::ArmStatus::kArmed;
+}
+
+// The highest $argN an event fetches (return events fetch them at entry).
+uint32_t highest_arg(const trace::EventDesc& event) {
+  uint32_t highest = 0;
+  for (const trace::EventArg& arg : event.args) {
+    for (const trace::FetchInsn& insn : arg.code) {
+      if (insn.op == trace::FetchOp::kArg) highest = std::max(highest, insn.param + 1);
+    }
+  }
+  return highest;
+}
+
+// Room for a record: its fixed part, plus each string at its longest.
+uint32_t max_record_size(const trace::EventDesc& event) {
+  uint64_t size = event.fixed_size;
+  for (const trace::EventArg& arg : event.args) {
+    if (trace::is_string_class(trace::fetch_type(arg.type).cls)) {
+      size += uint64_t{trace::kMaxStringSize} * (arg.count ? arg.count : 1);
+    }
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(size, trace::kMaxRecordSize));
+}
+
+// An event comes once; a library loaded again brings its probes again.
+void keep_event(const protocol::ProbeRequest& request, AgentState& state) {
+  const trace::EventDesc& event = request.spec.event;
+  if (state.events.find(event.id) != nullptr) return;
+  state.events.add(std::make_unique<AgentEvent>(
+      AgentEvent{event, max_record_size(event), request.spec.point.maxactive,
+                 event.is_return ? highest_arg(event) : 0}));
+}
+
+}  // namespace
+
+protocol::ArmReport add_probes(const protocol::Probes& probes) {
+  AgentState& state = agent_state();
+  protocol::ArmReport report;
+  std::lock_guard lock(state.registry_writer);
+  for (const protocol::ProbeRequest& request : probes.probes) {
+    // Counters exist for the ids the session started with, and only those.
+    if (request.spec.event.id >= state.memory->event_slots()) {
+      report.results.push_back({request.spec.event.id, protocol::ArmStatus::kPatchFailed,
+                                "event id beyond the session's counters"});
+      continue;
+    }
+    keep_event(request, state);
+    const core::ProbeSite site{request.address, request.function_address, request.function_size};
+    auto added = state.registry->add(site, request.spec.event.id);
+    if (added) {
+      report.results.push_back({request.spec.event.id, protocol::ArmStatus::kArmed, {}});
+    } else {
+      report.results.push_back(
+          {request.spec.event.id, arm_status_for(added.error().status), added.error().message});
+    }
+  }
+  return report;
+}
+
+}  // namespace dprobe::agent

@@ -1,0 +1,104 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/controller.h"
+
+#include <poll.h>
+#include <pthread.h>
+
+#include <chrono>
+
+#include "agent/agent_state.h"
+#include "agent/thread_trace.h"
+#include "protocol/channel.h"
+
+namespace dprobe::agent {
+namespace {
+
+// How often the reading thread also frees what trap handlers let go of.
+constexpr int kReclaimMilliseconds = 50;
+// How long a loading thread waits for the probes of a new object.
+constexpr auto kAnswerTimeout = std::chrono::seconds(10);
+
+}  // namespace
+
+void disarm_everything() {
+  AgentState& state = agent_state();
+  state.recording.store(false);
+  if (!state.registry) return;
+  std::lock_guard lock(state.registry_writer);
+  state.registry->disarm_all();
+}
+
+Controller& Controller::instance() {
+  static Controller& controller = *new Controller;  // never destroyed: threads use it to the end
+  return controller;
+}
+
+bool Controller::start(int socket) {
+  socket_ = socket;
+  pthread_t thread;
+  auto body = [](void* self) -> void* {
+    current_thread().is_agent = true;
+    static_cast<Controller*>(self)->read_loop();
+    return nullptr;
+  };
+  if (::pthread_create(&thread, nullptr, body, this) != 0) return false;
+  ::pthread_detach(thread);
+  return true;
+}
+
+void Controller::read_loop() {
+  AgentState& state = agent_state();
+  while (true) {
+    pollfd pfd{socket_, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, kReclaimMilliseconds);
+    if (state.registry) {
+      std::lock_guard lock(state.registry_writer);
+      state.registry->reclaim();
+    }
+    if (ready <= 0) continue;
+    auto message = protocol::receive_message(socket_);
+    if (!message) break;  // the CLI is gone
+    if (message->type == protocol::MessageType::kProbes) {
+      auto probes = protocol::decode_probes(message->payload);
+      std::lock_guard lock(mutex_);
+      answer_ = probes ? std::optional(std::move(*probes)) : std::optional(protocol::Probes{});
+      answered_.notify_all();
+    } else if (message->type == protocol::MessageType::kDetach) {
+      disarm_everything();
+      std::lock_guard lock(send_mutex_);
+      (void)protocol::send_message(socket_, protocol::MessageType::kDetached, {});
+    }
+  }
+  let_go();
+}
+
+// The CLI is gone: nothing may stay armed, nobody may wait for it.
+void Controller::let_go() {
+  disarm_everything();
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  answered_.notify_all();
+}
+
+std::optional<protocol::Probes> Controller::ask(const protocol::ObjectsChanged& changed) {
+  std::unique_lock lock(mutex_);
+  if (socket_ < 0 || closed_) return std::nullopt;
+  answer_.reset();
+  {
+    std::lock_guard send_lock(send_mutex_);
+    if (!protocol::send_message(socket_, protocol::MessageType::kObjectsChanged, encode(changed))) {
+      return std::nullopt;
+    }
+  }
+  answered_.wait_for(lock, kAnswerTimeout, [&] { return answer_.has_value() || closed_; });
+  std::optional<protocol::Probes> probes = std::move(answer_);
+  answer_.reset();
+  return probes;
+}
+
+void Controller::send_report(const protocol::ArmReport& report) {
+  std::lock_guard lock(send_mutex_);
+  (void)protocol::send_message(socket_, protocol::MessageType::kArmReport, encode(report));
+}
+
+}  // namespace dprobe::agent

@@ -1,0 +1,53 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The agent's side of the control channel once the program runs: one
+// thread of the agent's own reads every message the CLI sends. It hands
+// the answers to the loader hook's questions over, disarms everything on
+// Detach, and when the CLI goes away (killed, crashed) it disarms
+// everything at once and lets the program run on, untraced.
+//
+//   Controller::instance().start(socket);        // after Go
+//   auto probes = Controller::instance().ask(objects_changed);   // loader hook
+#ifndef DPROBE_AGENT_CONTROLLER_H_
+#define DPROBE_AGENT_CONTROLLER_H_
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
+#include "protocol/messages.h"
+
+namespace dprobe::agent {
+
+class Controller {
+ public:
+  static Controller& instance();
+
+  // Starts the reading thread on the connected socket.
+  bool start(int socket);
+  bool running() const { return socket_ >= 0; }
+
+  // Tells the CLI which objects came and went, and waits (a while) for the
+  // probes of the new ones. nullopt: no CLI, or no answer in time.
+  std::optional<protocol::Probes> ask(const protocol::ObjectsChanged& changed);
+  void send_report(const protocol::ArmReport& report);
+
+ private:
+  Controller() = default;
+  void read_loop();
+  void let_go();
+
+  int socket_ = -1;
+  std::mutex mutex_;
+  std::mutex send_mutex_;
+  std::condition_variable answered_;
+  std::optional<protocol::Probes> answer_;
+  bool closed_ = false;
+};
+
+// Disarms every probe and stops recording: the program goes on untraced.
+void disarm_everything();
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_CONTROLLER_H_
