@@ -89,51 +89,62 @@ int connect_to(const char* path) {
   return fd;
 }
 
+// One tracing session: from the CLI's hello to Go. A process can have
+// several, one after another (attach, detach, attach again): what stays
+// between them (the registry, signal handlers, return stubs) is set up once.
 class Agent {
  public:
-  void start(const char* control_path) {
+  // False when the agent could not take part (no CLI, a refused start).
+  bool start(const char* control_path) {
     socket_ = connect_to(control_path);
-    if (socket_ < 0) return;
+    if (socket_ < 0) return false;
     protocol::Hello hello;
     hello.pid = static_cast<uint32_t>(::getpid());
     hello.objects = loaded_objects();
-    if (!protocol::send_message(socket_, protocol::MessageType::kHello, encode(hello))) return;
+    if (!protocol::send_message(socket_, protocol::MessageType::kHello, encode(hello)))
+      return false;
     auto message = protocol::receive_message(socket_);
-    if (!message || message->type != protocol::MessageType::kProbes) return;
+    if (!message || message->type != protocol::MessageType::kProbes) return false;
     auto probes = protocol::decode_probes(message->payload);
-    if (!probes) return;
+    if (!probes) return false;
     protocol::ArmReport report = prepare(*probes);
     const int memory_fd = shm_ ? shm_->fd() : -1;
     if (!protocol::send_message(socket_, protocol::MessageType::kArmReport, encode(report),
                                 memory_fd)) {
-      disarm();
-      return;
+      disarm_everything();
+      return false;
     }
     auto answer = protocol::receive_message(socket_);
     if (!answer || answer->type != protocol::MessageType::kGo) {
-      disarm();
-      return;
+      disarm_everything();
+      return false;
     }
     agent_state().recording.store(true);
     // From now on one thread of the agent's reads the channel: it follows
     // the CLI, and lets the program go if the CLI dies.
-    if (!Controller::instance().start(socket_)) disarm();
+    if (!Controller::instance().start(socket_)) {
+      disarm_everything();
+      return false;
+    }
+    return true;
   }
 
  private:
   protocol::ArmReport prepare(const protocol::Probes& probes) {
     AgentState& state = agent_state();
-    auto registry = core::ProbeRegistry::create();
     const bool returns_ok = !probes.return_probes || init_return_probes();
-    if (!registry || !install_signal_handlers() || !create_memory(probes) || !returns_ok) {
+    if (!set_up_once() || !create_memory(probes) || !returns_ok) {
       return failed(probes,
                     "the agent could not set up (memory, signals, or the return "
                     "stubs' unwind information)");
     }
-    state.registry.emplace(std::move(*registry));
-    blacklist(*state.registry);
-    if (!watch_loader(*state.registry)) {
-      return failed(probes, "the agent could not follow the dynamic loader");
+    {
+      // What an earlier session placed goes; the loader probe comes back.
+      std::lock_guard lock(state.registry_writer);
+      state.registry->remove_range(0, UINT64_MAX);
+      if (!watch_loader(*state.registry)) {
+        return failed(probes, "the agent could not follow the dynamic loader");
+      }
     }
     protocol::ArmReport report = add_probes(probes);
     const bool all_ok = std::all_of(report.results.begin(), report.results.end(), [](auto& r) {
@@ -149,6 +160,17 @@ class Agent {
     return report;
   }
 
+  // The registry and the signal handlers live as long as the process.
+  static bool set_up_once() {
+    AgentState& state = agent_state();
+    if (state.registry) return true;
+    auto registry = core::ProbeRegistry::create();
+    if (!registry || !install_signal_handlers()) return false;
+    state.registry.emplace(std::move(*registry));
+    blacklist(*state.registry);
+    return true;
+  }
+
   protocol::ArmReport failed(const protocol::Probes& probes, const std::string& why) {
     protocol::ArmReport report;
     for (const auto& probe : probes.probes) {
@@ -158,6 +180,9 @@ class Agent {
     return report;
   }
 
+  // Every session gets trace memory of its own. An earlier session's stays
+  // mapped (a thread may still hold its ring); threads take a ring in the
+  // new one at their next hit.
   bool create_memory(const protocol::Probes& probes) {
     uint32_t event_slots = std::max(probes.event_slots, 1u);
     for (const auto& probe : probes.probes) {
@@ -167,10 +192,11 @@ class Agent {
         trace::TraceMemoryLayout::compute(probes.max_threads, event_slots, probes.ring_data_bytes);
     auto shm = trace::SharedMemory::create("dprobe-trace", layout.total_bytes);
     if (!shm) return false;
-    shm_.emplace(std::move(*shm));
-    auto memory = trace::TraceMemory::initialize(shm_->data(), shm_->size(), layout);
+    auto memory = trace::TraceMemory::initialize(shm->data(), shm->size(), layout);
     if (!memory) return false;
+    shm_.emplace(std::move(*shm));
     agent_state().memory.emplace(*memory);
+    begin_trace_session();
     return true;
   }
 
@@ -182,26 +208,28 @@ class Agent {
     }
   }
 
-  static void disarm() { disarm_everything(); }
-
   int socket_ = -1;
   std::optional<trace::SharedMemory> shm_;
 };
 
-Agent* g_agent = nullptr;
-
 void stop_recording_in_child() { agent_state().recording.store(false); }
+
+void init_process() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  init_clock();
+  init_thread_traces();
+  ::pthread_atfork(nullptr, nullptr, stop_recording_in_child);
+}
 
 __attribute__((constructor)) void dprobe_agent_main() {
   const char* control = std::getenv(kControlEnv);
   if (control == nullptr) return;
   const std::string path = control;
   scrub_environment(own_path());
-  init_clock();
-  init_thread_traces();
-  ::pthread_atfork(nullptr, nullptr, stop_recording_in_child);
-  g_agent = new Agent();
-  g_agent->start(path.c_str());
+  init_process();
+  (new Agent())->start(path.c_str());  // kept: its trace memory lives on
 }
 
 }  // namespace
@@ -214,3 +242,15 @@ AgentState& agent_state() {
 }
 
 }  // namespace dprobe::agent
+
+// `dprobe attach` loads the agent into a running process (dlopen, called by
+// the process itself under ptrace), then calls this with the control
+// socket's path: the session runs as it does at start-up for `dprobe run`.
+// Returns 0 when tracing, -1 otherwise (another session is on, or the CLI
+// went away).
+extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const char* control) {
+  using namespace dprobe::agent;
+  if (control == nullptr || Controller::instance().running()) return -1;
+  init_process();
+  return (new Agent())->start(control) ? 0 : -1;
+}

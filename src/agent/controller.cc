@@ -3,6 +3,9 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -34,14 +37,31 @@ Controller& Controller::instance() {
 }
 
 bool Controller::start(int socket) {
-  socket_ = socket;
+  {
+    std::lock_guard lock(mutex_);
+    socket_ = socket;
+    closed_ = false;
+    answer_.reset();
+  }
   pthread_t thread;
   auto body = [](void* self) -> void* {
     current_thread().is_agent = true;
     static_cast<Controller*>(self)->read_loop();
     return nullptr;
   };
-  if (::pthread_create(&thread, nullptr, body, this) != 0) return false;
+  // The program's signals are for the program's threads: this one is
+  // created with every signal blocked but the three the agent handles (a
+  // breakpoint trap with SIGTRAP blocked would be fatal).
+  sigset_t blocked;
+  sigset_t before;
+  sigfillset(&blocked);
+  sigdelset(&blocked, SIGTRAP);
+  sigdelset(&blocked, SIGSEGV);
+  sigdelset(&blocked, SIGBUS);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, &before, sizeof(uint64_t));
+  const int created = ::pthread_create(&thread, nullptr, body, this);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &before, nullptr, sizeof(uint64_t));
+  if (created != 0) return false;
   ::pthread_detach(thread);
   return true;
 }
@@ -76,6 +96,7 @@ void Controller::read_loop() {
 void Controller::let_go() {
   disarm_everything();
   std::lock_guard lock(mutex_);
+  ::close(socket_);
   closed_ = true;
   answered_.notify_all();
 }

@@ -25,7 +25,11 @@ class Controller {
 
   // Starts the reading thread on the connected socket.
   bool start(int socket);
-  bool running() const { return socket_ >= 0; }
+  // A session is on: the CLI is there.
+  bool running() {
+    std::lock_guard lock(mutex_);
+    return socket_ >= 0 && !closed_;
+  }
 
   // Tells the CLI which objects came and went, and waits (a while) for the
   // probes of the new ones. nullopt: no CLI, or no answer in time.

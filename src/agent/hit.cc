@@ -64,8 +64,8 @@ void record_event(const AgentEvent& event, const HitInfo& hit, const arch::Saved
 
 // Entry events record now; return events take an instance (a hijacked
 // return address) and record when the function returns.
-void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, ThreadTrace& thread,
-                  AgentState& state) noexcept {
+void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+                  ThreadTrace& thread, AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
   const HitInfo hit{probe.address, monotonic_ns(), current_cpu()};
@@ -79,7 +79,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, ThreadT
       record_event(*event, hit, regs, thread, memory);
     }
   }
-  if (has_return_events) hijack_return(probe, regs, thread, state);
+  if (has_return_events) hijack_return(probe, regs, stack, thread, state);
 }
 
 void count_misses(const core::Probe& probe, AgentState& state) noexcept {
@@ -110,7 +110,8 @@ bool handle_breakpoint(ucontext_t& context) noexcept {
     count_misses(*probe, state);  // a probe hit from inside a handler
   } else {
     thread.in_handler = true;
-    run_handlers(*probe, regs, thread, state);
+    const auto alt = reinterpret_cast<uint64_t>(context.uc_stack.ss_sp);
+    run_handlers(*probe, regs, {alt, alt + context.uc_stack.ss_size}, thread, state);
     thread.in_handler = false;
   }
   SafeMemory memory;

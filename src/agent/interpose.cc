@@ -108,7 +108,8 @@ DPROBE_EXPORT int backtrace(void** buffer, int size) {
   // One more than asked, for this wrapper's own frame, which comes first.
   constexpr int kMost = 256;
   void* found[kMost + 1];
-  const int count = real(found, size < kMost ? size + 1 : kMost + 1);
+  // Ask for the most, whatever `size`: stubs taken out leave room for more.
+  const int count = real(found, kMost + 1);
   int kept = 0;
   for (int i = 1; i < count && kept < size; ++i) {
     if (!dprobe::agent::is_return_stub(reinterpret_cast<uint64_t>(found[i]))) {

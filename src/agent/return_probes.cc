@@ -14,10 +14,13 @@
 namespace dprobe::agent {
 namespace {
 
-// Live instances the whole process can have at once.
-constexpr uint32_t kInstances = 16384;
-// A thread deeper than this in return-probed calls is not traced further.
-constexpr uint32_t kMaxLivePerThread = 1024;
+using core::ReturnInstance;
+
+// Instances the whole process can have at once.
+constexpr uint32_t kInstances = 32768;
+// A thread this deep in return-probed calls is not traced deeper; it is
+// the highest MAXACTIVE that means anything (the kernel's limit too).
+constexpr uint32_t kMaxLivePerThread = core::kMaxActiveLimit;
 // MAXACTIVE when the definition gives none: per thread, per event.
 constexpr uint32_t kDefaultMaxActive = 64;
 
@@ -40,44 +43,84 @@ bool register_frames(const std::vector<uint8_t>& eh_frame) {
   return true;
 }
 
-// Handlers are event ids.
-trace::EventCounter& counter_of(AgentState& state, uint32_t event_id) {
-  return state.memory->counter(event_id);
-}
-
 void count_misses(const core::Probe& probe, uint64_t mask, AgentState& state) noexcept {
   for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
-    if ((mask >> k) & 1)
-      counter_of(state, probe.handlers[k]).misses.fetch_add(1, std::memory_order_relaxed);
+    if ((mask >> k) & 1) {
+      state.memory->counter(probe.handlers[k]).misses.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 }
 
-void drop(ThreadTrace& thread, ReturnMachinery& m, AgentState& state) noexcept {
-  const uint32_t index = thread.return_top - 1;
-  core::ReturnInstance& instance = m.pool.at(index);
+void count_misses(const ReturnInstance& instance, AgentState& state) noexcept {
   const core::ProbeRegistry::Reader reader(*state.registry);
   if (const core::Probe* probe = reader.find_by_id(instance.probe_id)) {
     count_misses(*probe, instance.handlers, state);
   }
-  thread.return_top = instance.prev;
-  --thread.return_depth;
+}
+
+void free_instance(uint32_t index, ReturnMachinery& m) noexcept {
+  m.pool.at(index).state.store(core::kInstanceFree, std::memory_order_release);
   m.pool.release(index);
 }
 
-// An instance at or below the new return slot whose slot no longer holds
-// its stub belongs to a frame that is gone. One whose slot still holds its
-// stub may be live on another stack (a signal handler's), and stays.
-void drop_stale(uint64_t new_slot, ThreadTrace& thread, ReturnMachinery& m,
+bool still_in_its_slot(uint32_t index, ReturnMachinery& m) noexcept {
+  uint64_t in_slot = 0;
+  return arch::safe_read(&in_slot, m.pool.at(index).stack_slot, 8) &&
+         in_slot == m.stubs->address(index);
+}
+
+// The newest live instance leaves the thread's stack: a zombie until its
+// slot shows the frame is gone; counted as a miss (its return will not be
+// traced).
+void drop_top(ThreadTrace& thread, ReturnMachinery& m, AgentState& state) noexcept {
+  const uint32_t index = thread.return_top - 1;
+  ReturnInstance& instance = m.pool.at(index);
+  thread.return_top = instance.prev;
+  --thread.return_depth;
+  uint32_t live = core::kInstanceLive;
+  if (instance.state.compare_exchange_strong(live, core::kInstanceZombie)) {
+    count_misses(instance, state);
+    instance.prev = thread.zombie_top;
+    thread.zombie_top = index + 1;
+  } else {
+    free_instance(index, m);  // it returned on another thread meanwhile
+  }
+}
+
+// Frees the zombies whose frames are gone for sure, and those that
+// returned on another thread.
+void sweep_zombies(ThreadTrace& thread, ReturnMachinery& m) noexcept {
+  uint32_t* link = &thread.zombie_top;
+  while (*link != 0) {
+    const uint32_t index = *link - 1;
+    ReturnInstance& instance = m.pool.at(index);
+    const bool returned = instance.state.load(std::memory_order_acquire) == core::kInstanceReturned;
+    if (returned || !still_in_its_slot(index, m)) {
+      *link = instance.prev;
+      free_instance(index, m);
+    } else {
+      link = &instance.prev;
+    }
+  }
+}
+
+// At an entry: instances of the same stack whose slots are below the new
+// return slot belong to frames that are gone (the kernel's rule); one at
+// the very slot is gone unless the slot still holds its stub (a tail call
+// reuses its caller's return slot). A signal handler on its own stack is
+// told apart by the signal stack's range; a coroutine's stack is not,
+// which is why drops are zombies.
+void drop_stale(uint64_t new_slot, bool on_altstack, ThreadTrace& thread, ReturnMachinery& m,
                 AgentState& state) noexcept {
   while (thread.return_top != 0) {
     const uint32_t index = thread.return_top - 1;
-    const core::ReturnInstance& instance = m.pool.at(index);
-    uint64_t in_slot = 0;
-    const bool below = instance.stack_slot <= new_slot;
-    const bool overwritten =
-        !arch::safe_read(&in_slot, instance.stack_slot, 8) || in_slot != m.stubs->address(index);
-    if (!below || !overwritten) return;
-    drop(thread, m, state);
+    const ReturnInstance& instance = m.pool.at(index);
+    const bool returned = instance.state.load(std::memory_order_acquire) == core::kInstanceReturned;
+    const bool below = instance.stack_slot < new_slot ||
+                       (instance.stack_slot == new_slot && !still_in_its_slot(index, m));
+    const bool gone = instance.on_altstack == on_altstack && below;
+    if (!returned && !gone) return;
+    drop_top(thread, m, state);
   }
 }
 
@@ -85,7 +128,7 @@ uint32_t live_instances_of(const core::Probe& probe, size_t handler, const Threa
                            ReturnMachinery& m, uint32_t enough) noexcept {
   uint32_t count = 0;
   for (uint32_t top = thread.return_top; top != 0 && count < enough;) {
-    const core::ReturnInstance& instance = m.pool.at(top - 1);
+    const ReturnInstance& instance = m.pool.at(top - 1);
     if (instance.probe_id == probe.id && ((instance.handlers >> handler) & 1)) ++count;
     top = instance.prev;
   }
@@ -97,13 +140,12 @@ uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, 
                            AgentState& state) noexcept {
   uint64_t admitted = 0;
   for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
-    const AgentEvent* found = state.events.find(probe.handlers[k]);
-    if (found == nullptr || !found->desc.is_return) continue;
-    const AgentEvent& event = *found;
-    trace::EventCounter& counter = counter_of(state, probe.handlers[k]);
+    const AgentEvent* event = state.events.find(probe.handlers[k]);
+    if (event == nullptr || !event->desc.is_return) continue;
+    trace::EventCounter& counter = state.memory->counter(probe.handlers[k]);
     if (counter.disabled.load(std::memory_order_relaxed) != 0) continue;
     counter.hits.fetch_add(1, std::memory_order_relaxed);
-    const uint32_t limit = event.maxactive != 0 ? event.maxactive : kDefaultMaxActive;
+    const uint32_t limit = event->maxactive != 0 ? event->maxactive : kDefaultMaxActive;
     if (thread.return_depth < kMaxLivePerThread &&
         live_instances_of(probe, k, thread, m, limit) < limit) {
       admitted |= uint64_t{1} << k;
@@ -123,7 +165,7 @@ uint32_t entry_args_needed(const core::Probe& probe, uint64_t handlers, AgentSta
   return std::min(needed, core::kMaxEntryArgs);
 }
 
-void fetch_entry_args(core::ReturnInstance& instance, uint32_t count,
+void fetch_entry_args(ReturnInstance& instance, uint32_t count,
                       const arch::SavedRegs& regs) noexcept {
   const uint64_t sp = regs.slot[arch::x86_64::kSp];
   for (uint32_t n = 1; n <= count; ++n) {
@@ -140,14 +182,14 @@ void fetch_entry_args(core::ReturnInstance& instance, uint32_t count,
 
 // Registers as the trap handler's saved frame has them, from the
 // trampoline's pushes (r15 first in memory, rax last).
-void load_return_regs(const uint64_t* saved, uint64_t slot, uint64_t return_address,
+void load_return_regs(const uint64_t* saved, const ReturnInstance& instance,
                       arch::SavedRegs& regs) noexcept {
   using namespace arch::x86_64;
   constexpr Reg kPushOrder[] = {kR15, kR14, kR13, kR12, kR11, kR10, kR9, kR8,
                                 kDi,  kSi,  kBp,  kBx,  kDx,  kCx,  kAx};
   for (size_t i = 0; i < std::size(kPushOrder); ++i) regs.slot[kPushOrder[i]] = saved[i];
-  regs.slot[kSp] = slot + 8;  // as after the function's own ret
-  regs.slot[kIp] = return_address;
+  regs.slot[kSp] = instance.stack_slot + 8;  // as after the function's own ret
+  regs.slot[kIp] = instance.caller;
 }
 
 bool read_memory(void*, void* dst, uint64_t src, size_t size) {
@@ -157,10 +199,14 @@ int64_t read_string(void*, char* dst, uint64_t src, size_t capacity) {
   return arch::safe_read_string(dst, src, capacity);
 }
 
-void record_return(const AgentEvent& event, const core::ReturnInstance& instance,
+void record_return(const AgentEvent& event, const ReturnInstance& instance,
                    const arch::SavedRegs& regs, ThreadTrace& thread, AgentState& state) noexcept {
-  if (!thread.has_ring) return;
   trace::EventCounter& counter = state.memory->counter(event.desc.id);
+  if (!thread.has_ring) {
+    state.memory->header().slotless.fetch_add(1, std::memory_order_relaxed);
+    counter.misses.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
   if (record == nullptr) {
     counter.misses.fetch_add(1, std::memory_order_relaxed);
@@ -170,27 +216,58 @@ void record_return(const AgentEvent& event, const core::ReturnInstance& instance
                                    thread.pid,    thread.tid, monotonic_ns()};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
-  trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.return_address);
+  trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);
   const trace::FetchEnv env{regs.slot,           arch::host_isa(),
                             instance.entry_args, core::kMaxEntryArgs,
                             thread.comm,         {read_memory, read_string, nullptr}};
   thread.writer().commit(trace::store_event_args(event.desc, env, record, event.max_record));
 }
 
-void run_return_events(const core::ReturnInstance& instance, const uint64_t* saved,
-                       ThreadTrace& thread, AgentState& state) noexcept {
+void run_return_events(const ReturnInstance& instance, const uint64_t* saved, ThreadTrace& thread,
+                       AgentState& state) noexcept {
   // The probe may be gone (its library unloaded); then so are its events.
   const core::ProbeRegistry::Reader reader(*state.registry);
   const core::Probe* probe = reader.find_by_id(instance.probe_id);
   if (probe == nullptr) return;
+  ensure_ring(thread, *state.memory);
   arch::SavedRegs regs{};
-  load_return_regs(saved, instance.stack_slot, instance.return_address, regs);
+  load_return_regs(saved, instance, regs);
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);
     if (((instance.handlers >> k) & 1) && event != nullptr) {
       record_return(*event, instance, regs, thread, state);
     }
   }
+}
+
+bool in_live_stack(uint32_t index, const ThreadTrace& thread, ReturnMachinery& m) noexcept {
+  for (uint32_t top = thread.return_top; top != 0; top = m.pool.at(top - 1).prev) {
+    if (top == index + 1) return true;
+  }
+  return false;
+}
+
+bool unlink_zombie(uint32_t index, ThreadTrace& thread, ReturnMachinery& m) noexcept {
+  for (uint32_t* link = &thread.zombie_top; *link != 0; link = &m.pool.at(*link - 1).prev) {
+    if (*link == index + 1) {
+      *link = m.pool.at(index).prev;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool traced_here(const ThreadTrace& thread, AgentState& state) noexcept {
+  return state.recording.load(std::memory_order_relaxed) && !thread.in_handler &&
+         !thread.is_agent && !thread.in_agent;
+}
+
+void run_events_guarded(const ReturnInstance& instance, const uint64_t* saved, ThreadTrace& thread,
+                        AgentState& state) noexcept {
+  if (!traced_here(thread, state)) return;
+  thread.in_handler = true;
+  run_return_events(instance, saved, thread, state);
+  thread.in_handler = false;
 }
 
 }  // namespace
@@ -206,12 +283,14 @@ bool init_return_probes() {
   return true;
 }
 
-void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, ThreadTrace& thread,
-                   AgentState& state) noexcept {
+void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+                   ThreadTrace& thread, AgentState& state) noexcept {
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
   const uint64_t slot = regs.slot[arch::x86_64::kSp];  // at entry: the return address
-  drop_stale(slot, thread, *m, state);
+  const bool on_altstack = stack.contains(slot);
+  drop_stale(slot, on_altstack, thread, *m, state);
+  sweep_zombies(thread, *m);
   const uint64_t handlers = admitted_handlers(probe, thread, *m, state);
   if (handlers == 0) return;
   uint64_t return_address = 0;
@@ -221,16 +300,22 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, Thread
     count_misses(probe, handlers, state);
     return;
   }
-  core::ReturnInstance& instance = m->pool.at(*index);
+  ReturnInstance& instance = m->pool.at(*index);
   instance.return_address = return_address;
   instance.stack_slot = slot;
   instance.handlers = handlers;
   instance.probe_id = probe.id;
   instance.function = probe.address;
+  instance.on_altstack = on_altstack;
+  // A tail call out of a probed function returns through its stub: the
+  // caller to name is the one the outer instance goes back to.
+  const auto chained = m->stubs->index_of(return_address);
+  instance.caller = chained ? m->pool.at(*chained).caller : return_address;
   fetch_entry_args(instance, entry_args_needed(probe, handlers, state), regs);
+  instance.state.store(core::kInstanceLive, std::memory_order_release);
   const uint64_t stub = m->stubs->address(*index);
   if (!arch::safe_write(slot, &stub, 8)) {
-    m->pool.release(*index);
+    free_instance(*index, *m);
     count_misses(probe, handlers, state);
     return;
   }
@@ -242,7 +327,8 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, Thread
 void drop_thread_instances(ThreadTrace& thread) noexcept {
   if (g_machinery == nullptr) return;
   AgentState& state = agent_state();
-  while (thread.return_top != 0) drop(thread, *g_machinery, state);
+  while (thread.return_top != 0) drop_top(thread, *g_machinery, state);
+  sweep_zombies(thread, *g_machinery);
 }
 
 bool is_return_stub(uint64_t address) noexcept {
@@ -258,28 +344,28 @@ extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint
   using namespace dprobe::agent;
   ReturnMachinery& m = *g_machinery;
   const auto id = static_cast<uint32_t>(index);
-  dprobe::core::ReturnInstance& instance = m.pool.at(id);
+  ReturnInstance& instance = m.pool.at(id);
   const uint64_t return_address = instance.return_address;
   AgentState& state = agent_state();
   ThreadTrace& thread = current_thread();
-  // Instances above this one were left by longjmp or an exception.
-  bool ours = false;
-  for (uint32_t top = thread.return_top; top != 0; top = m.pool.at(top - 1).prev) {
-    if (top == id + 1) {
-      ours = true;
-      break;
-    }
-  }
-  if (ours) {
-    while (thread.return_top != id + 1) drop(thread, m, state);
-    if (state.recording.load(std::memory_order_relaxed) && !thread.in_handler) {
-      thread.in_handler = true;
-      run_return_events(instance, saved, thread, state);
-      thread.in_handler = false;
-    }
+  if (in_live_stack(id, thread, m)) {
+    // Newer instances of this thread belong to frames left without a return.
+    while (thread.return_top != id + 1) drop_top(thread, m, state);
+    run_events_guarded(instance, saved, thread, state);
     thread.return_top = instance.prev;
     --thread.return_depth;
+    free_instance(id, m);
+  } else if (unlink_zombie(id, thread, m)) {
+    free_instance(id, m);  // dropped too early (a coroutine's frame): home anyway
+  } else {
+    // Its thread is another (a coroutine moved): traced here; that thread
+    // lets it go.
+    uint32_t live = dprobe::core::kInstanceLive;
+    if (instance.state.compare_exchange_strong(live, dprobe::core::kInstanceReturned)) {
+      run_events_guarded(instance, saved, thread, state);
+    } else {
+      instance.state.store(dprobe::core::kInstanceReturned, std::memory_order_release);
+    }
   }
-  m.pool.release(id);
   return return_address;
 }

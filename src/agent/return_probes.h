@@ -26,10 +26,17 @@ namespace dprobe::agent {
 // unwinder. False if that fails.
 bool init_return_probes();
 
+// The thread's signal stack, as the trap's context tells it.
+struct StackInfo {
+  uint64_t alt_begin = 0;
+  uint64_t alt_end = 0;
+  bool contains(uint64_t address) const { return address >= alt_begin && address < alt_end; }
+};
+
 // At the entry of a probe with return events: hijacks the return address
 // for those of them that have a free instance; counts a miss for the rest.
-void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, ThreadTrace& thread,
-                   AgentState& state) noexcept;
+void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+                   ThreadTrace& thread, AgentState& state) noexcept;
 
 // A thread exits: its live instances are dropped and counted.
 void drop_thread_instances(ThreadTrace& thread) noexcept;

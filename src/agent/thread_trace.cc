@@ -17,12 +17,13 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
 
 pthread_key_t g_exit_key;
 std::atomic<uint32_t> g_name_generation{0};
+std::atomic<uint32_t> g_session{0};
 const trace::TraceMemory* g_memory = nullptr;
 
 void retire_slot(void*) {
   ThreadTrace& t = t_trace;
   drop_thread_instances(t);
-  if (!t.has_ring || g_memory == nullptr) return;
+  if (!t.has_ring || g_memory == nullptr || t.session != g_session.load()) return;
   t.has_ring = false;
   g_memory->slot(t.slot).state.store(trace::kSlotRetired, std::memory_order_release);
 }
@@ -85,7 +86,12 @@ ThreadTrace& current_thread() { return t_trace; }
 
 void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
 
+void begin_trace_session() { g_session.fetch_add(1, std::memory_order_release); }
+
 void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
+  const uint32_t session = g_session.load(std::memory_order_acquire);
+  if (t.has_ring && t.session != session) t.has_ring = false;  // a ring of an earlier session
+  t.session = session;
   if (t.has_ring) {
     if (t.name_generation != g_name_generation.load(std::memory_order_relaxed)) {
       read_name(t);

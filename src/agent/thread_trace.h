@@ -29,6 +29,8 @@ struct ThreadTrace {
   uint32_t name_generation;  // of the name in comm
   uint32_t return_top;       // newest live return instance + 1; 0: none
   uint32_t return_depth;     // live return instances
+  uint32_t zombie_top;       // dropped instances not yet freed + 1; 0: none
+  uint32_t session;          // of the trace memory its ring is in
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
 
@@ -51,6 +53,10 @@ void init_thread_traces();
 // Some thread was renamed: every thread reads its name again at its next
 // hit (a system call, only after a rename).
 void thread_renamed();
+
+// A new session's trace memory is in place: every thread takes a ring in it
+// at its next hit.
+void begin_trace_session();
 
 }  // namespace dprobe::agent
 

@@ -24,15 +24,33 @@ namespace dprobe::core {
 // $argN of a return probe is fetched at entry and kept: up to this N.
 inline constexpr uint32_t kMaxEntryArgs = 16;
 
+// An instance is live (in its thread's stack of instances), or a zombie:
+// dropped from that stack because its frame looked gone (longjmp, an
+// exception, a thread's exit), but kept, so that a return through its stub
+// (the frame was on another stack all along: a coroutine's) still goes
+// home. A zombie is freed once its stack slot no longer holds its stub.
+// One that returns on another thread than its own is marked returned, and
+// its own thread frees it.
+enum InstanceState : uint32_t {
+  kInstanceFree = 0,
+  kInstanceLive,
+  kInstanceZombie,
+  kInstanceReturned,
+};
+
 struct ReturnInstance {
   uint64_t return_address;  // first: the return stub's unwind info reads it here
   uint64_t stack_slot;      // the address the return address was taken from
   uint64_t entry_args[kMaxEntryArgs];
   uint64_t handlers;   // bit k: the probe's k-th handler got this instance
   uint64_t function;   // the probed function's address, for the record
+  uint64_t caller;     // where the call really returns to, for the record (a
+                       // chained return's is its outer instance's)
   uint32_t probe_id;   // its probe, looked up at the return: it may be gone
-  uint32_t prev;       // the thread's next older live instance + 1; 0: none
+  uint32_t prev;       // the next older instance of its thread's list + 1; 0: none
   uint32_t next_free;  // in the free list
+  std::atomic<uint32_t> state;
+  bool on_altstack;  // taken on the signal stack
 };
 
 class ReturnInstancePool {
