@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/attach_command.h"
 #include "cli/check_command.h"
 #include "cli/executable.h"
 #include "cli/list_command.h"
@@ -81,6 +82,24 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("command", run.command, "The command to trace, after --")->required();
 
+  dprobe::cli::AttachOptions attach;
+  std::string attach_buffer_size = "1M";
+  bool attach_json = false;
+  CLI::App* attach_cmd =
+      app.add_subcommand("attach", "Attach to a running process, arm probes, print the trace");
+  attach_cmd->add_option("-p,--pid", attach.pid, "The process to attach to")->required();
+  const DefinitionOptions attach_definitions = add_definition_options(attach_cmd, attach.sources);
+  attach_cmd->add_option("--duration", attach.duration,
+                         "Detach after this many seconds (default: Ctrl-C or the process's exit)");
+  attach_cmd->add_option("-o,--output", attach.output, "Write the trace to a file, not stdout");
+  attach_cmd->add_flag("--json", attach_json, "Print JSON lines instead of ftrace text lines");
+  attach_cmd->add_flag("--profile", attach.profile,
+                       "At the end, print each event's hits and misses (as kprobe_profile)");
+  attach_cmd->add_option("--buffer-size", attach_buffer_size,
+                         "Ring size per thread, e.g. 512K, 4M (default 1M)");
+  attach_cmd->add_option("--disable", attach.disabled, "Start with [GRP/]EVENT disabled")
+      ->allow_extra_args(false);
+
   dprobe::cli::ListOptions list;
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");
   list_cmd->add_option("-x,--exec", list.executable, "Executable to list (or to find OBJ for)");
@@ -107,6 +126,24 @@ int main(int argc, char** argv) {
 #else
     static_cast<void>(run_definitions);
     std::cerr << "dprobe: error: run: not supported on this architecture (no probe engine)\n";
+    return 2;
+#endif
+  }
+  if (*attach_cmd) {
+#if DPROBE_ENGINE
+    record_order(attach_cmd, attach_definitions, attach.sources);
+    attach.format =
+        attach_json ? dprobe::cli::OutputFormat::kJson : dprobe::cli::OutputFormat::kText;
+    const auto bytes = dprobe::cli::parse_buffer_size(attach_buffer_size);
+    if (!bytes) {
+      std::cerr << "dprobe: error: bad --buffer-size: " << attach_buffer_size << "\n";
+      return 2;
+    }
+    attach.buffer_size = *bytes;
+    return dprobe::cli::run_attach(attach, std::cerr);
+#else
+    static_cast<void>(attach_definitions);
+    std::cerr << "dprobe: error: attach: not supported on this architecture (no probe engine)\n";
     return 2;
 #endif
   }

@@ -21,6 +21,7 @@
 #include "cli/probe_plan.h"
 #include "cli/process_symbolizer.h"
 #include "cli/session.h"
+#include "cli/trace_loop.h"
 #include "trace/shared_memory.h"
 
 namespace dprobe::cli {
@@ -30,10 +31,6 @@ constexpr int kExitNotRun = 127;
 constexpr int kExitFailure = 1;
 
 std::atomic<pid_t> g_child{0};
-// Set by SIGUSR1 (1: resume) and SIGUSR2 (2: pause), applied by the drainer.
-std::atomic<int> g_tracing_request{0};
-
-void request_tracing(int sig) { g_tracing_request = sig == SIGUSR1 ? 1 : 2; }
 
 // Ctrl-C reaches CMD directly (same process group); a signal sent to dprobe
 // alone is passed on, and dprobe lives to write out the rest.
@@ -47,56 +44,7 @@ void forward_signals() {
   sa.sa_handler = forward_signal;
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
-  sa.sa_handler = request_tracing;
-  for (int sig : {SIGUSR1, SIGUSR2}) ::sigaction(sig, &sa, nullptr);
-}
-
-// Which events run: those not disabled with --disable; all of them paused
-// while tracing is off.
-class EventSwitch {
- public:
-  EventSwitch(const trace::TraceMemory& memory, std::vector<uint16_t> disabled,
-              const lang::DefinitionSet& set)
-      : memory_(memory), disabled_(std::move(disabled)) {
-    for (const trace::ProbeSpec& spec : set.specs()) ids_.push_back(spec.event.id);
-    apply(true);
-  }
-
-  void poll() {
-    const int request = g_tracing_request.exchange(0);
-    if (request != 0) apply(request == 1);
-  }
-
- private:
-  void apply(bool on) {
-    for (uint16_t id : ids_) {
-      const bool off = !on || std::find(disabled_.begin(), disabled_.end(), id) != disabled_.end();
-      memory_.counter(id).disabled.store(off ? 1 : 0, std::memory_order_relaxed);
-    }
-  }
-  const trace::TraceMemory& memory_;
-  std::vector<uint16_t> disabled_;
-  std::vector<uint16_t> ids_;
-};
-
-// --disable names: [GRP/]EVENT, each of which must name an event.
-Result<std::vector<uint16_t>> disabled_ids(const std::vector<std::string>& names,
-                                           const lang::DefinitionSet& set) {
-  std::vector<uint16_t> ids;
-  for (const std::string& name : names) {
-    const size_t slash = name.find('/');
-    const std::string group = slash == std::string::npos ? "" : name.substr(0, slash);
-    const std::string event = slash == std::string::npos ? name : name.substr(slash + 1);
-    bool found = false;
-    for (const trace::ProbeSpec& spec : set.specs()) {
-      if (spec.event.name == event && (group.empty() || spec.event.group == group)) {
-        ids.push_back(spec.event.id);
-        found = true;
-      }
-    }
-    if (!found) return fail("--disable " + name + ": no such event");
-  }
-  return ids;
+  listen_for_pause_and_resume();
 }
 
 int exit_status_of(int status) {
@@ -118,77 +66,7 @@ void kill_and_reap(pid_t pid) {
   wait_for(pid);
 }
 
-void print_profile(const lang::DefinitionSet& set, const trace::TraceMemory& memory,
-                   std::FILE* out) {
-  for (const trace::ProbeSpec& spec : set.specs()) {
-    const trace::EventCounter& counter = memory.counter(spec.event.id);
-    std::fprintf(out, "  %-44s %15llu %15llu\n", spec.event.name.c_str(),
-                 static_cast<unsigned long long>(counter.hits.load()),
-                 static_cast<unsigned long long>(counter.misses.load()));
-  }
-}
-
-// Drains while the program runs; a pass that finds nothing waits a little.
-class Drainer {
- public:
-  Drainer(TraceReader& reader, EventSwitch& events)
-      : thread_([this, &reader, &events] {
-          while (!stop_.load(std::memory_order_acquire)) {
-            events.poll();
-            if (reader.poll() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-          }
-        }) {}
-  ~Drainer() {
-    stop_.store(true, std::memory_order_release);
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
-struct OutputFile {
-  std::FILE* file = stdout;
-  ~OutputFile() {
-    if (file != stdout) std::fclose(file);
-  }
-};
-
 }  // namespace
-
-std::optional<uint64_t> parse_buffer_size(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  uint64_t scale = 1;
-  std::string digits = text;
-  switch (digits.back()) {
-    case 'k':
-    case 'K':
-      scale = 1u << 10;
-      digits.pop_back();
-      break;
-    case 'm':
-    case 'M':
-      scale = 1u << 20;
-      digits.pop_back();
-      break;
-    case 'g':
-    case 'G':
-      scale = 1u << 30;
-      digits.pop_back();
-      break;
-    default:
-      break;
-  }
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  const uint64_t value = std::stoull(digits) * scale;
-  if (value == 0 || value > (uint64_t{1} << 30)) return std::nullopt;
-  uint64_t size = 4096;
-  while (size < value) size <<= 1;
-  return size;
-}
 
 int run_run(const RunOptions& options, std::ostream& errors) {
   if (options.command.empty()) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/definitions.h"
+#include "cli/trace_loop.h"
 #include "cli/trace_reader.h"
 
 namespace dprobe::cli {
@@ -31,9 +32,6 @@ struct RunOptions {
 };
 
 int run_run(const RunOptions& options, std::ostream& errors);
-
-// "4M", "512K", "65536" -> bytes, rounded up to a power of two >= 4096.
-std::optional<uint64_t> parse_buffer_size(const std::string& text);
 
 }  // namespace dprobe::cli
 

@@ -50,6 +50,7 @@ Session::Session(const std::string& executable)
 Session::Session(Session&& other) noexcept
     : socket_(other.socket_),
       pid_(other.pid_),
+      kill_on_abort_(other.kill_on_abort_),
       resolver_(std::move(other.resolver_)),
       hello_(std::move(other.hello_)),
       objects_(std::move(other.objects_)),
@@ -81,6 +82,7 @@ Result<Session, int> Session::open(ControlServer& server, pid_t pid, const lang:
 int Session::exchange(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
                       const SessionOptions& options, std::ostream& errors) {
   pid_ = pid;
+  kill_on_abort_ = options.kill_on_abort;
   auto socket = server.accept_from(pid, kAgentStartTimeout);
   if (!socket) {
     errors << "dprobe: error: " << socket.error().message << "\n";
@@ -169,7 +171,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
 // The program must not run a single instruction of its own once its probes
 // were refused: it is killed first, then the agent is told.
 void Session::abort() {
-  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  if (pid_ > 0 && kill_on_abort_) ::kill(pid_, SIGKILL);
   (void)protocol::send_message(socket_, protocol::MessageType::kAbort, {});
 }
 

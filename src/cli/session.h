@@ -38,6 +38,9 @@ namespace dprobe::cli {
 struct SessionOptions {
   uint64_t ring_bytes = 1u << 20;
   uint32_t max_threads = 256;
+  // `run`: a program whose probes were refused is killed before it runs a
+  // single instruction of its own. `attach` leaves a running one alone.
+  bool kill_on_abort = true;
 };
 
 class Session {
@@ -72,6 +75,7 @@ class Session {
 
   int socket_ = -1;
   pid_t pid_ = 0;
+  bool kill_on_abort_ = true;
   std::unique_ptr<TargetResolver> resolver_;
   protocol::Hello hello_;
   std::unique_ptr<ProcessObjects> objects_;

@@ -1,0 +1,224 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/attach_command.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <thread>
+
+#include "cli/control_server.h"
+#include "cli/launcher.h"
+#include "cli/process_maps.h"
+#include "cli/session.h"
+#include "cli/trace_loop.h"
+#include "cli/traced_process.h"
+
+namespace dprobe::cli {
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr auto kCallTimeout = std::chrono::seconds(20);
+constexpr auto kDetachTimeout = std::chrono::seconds(5);
+
+std::atomic<bool> g_stop{false};
+
+void request_stop(int) { g_stop = true; }
+
+void stop_on_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = request_stop;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  listen_for_pause_and_resume();
+}
+
+// "Uid:\treal\teffective\tsaved\tfs" from /proc/PID/status.
+std::vector<uid_t> status_ids(pid_t pid, const std::string& key) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(key + ":", 0) != 0) continue;
+    std::vector<uid_t> ids;
+    std::istringstream in(line.substr(key.size() + 1));
+    for (uid_t id; in >> id;) ids.push_back(id);
+    return ids;
+  }
+  return {};
+}
+
+int ptrace_scope() {
+  std::ifstream file("/proc/sys/kernel/yama/ptrace_scope");
+  int scope = 0;
+  return file >> scope ? scope : 0;
+}
+
+std::string executable_of(pid_t pid) {
+  char path[PATH_MAX];
+  const std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  const ssize_t n = ::readlink(link.c_str(), path, sizeof(path) - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+bool is_libc(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  return base.rfind("libc.so", 0) == 0 || base.rfind("libc-", 0) == 0;
+}
+
+// Loads the agent into the stopped process and starts its session; the
+// session's side runs on another thread meanwhile (the agent's start-up
+// talks to it before the call returns).
+Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& server,
+                                        const lang::DefinitionSet& set,
+                                        const std::string& executable,
+                                        const SessionOptions& options, std::ostream& errors) {
+  const pid_t pid = process.pid();
+  const auto libc = find_mapped_file(pid, is_libc);
+  if (!libc) return fail("the process has no C library mapped: cannot load the agent into it");
+  auto dlopen_address = function_in(*libc, "dlopen");
+  if (!dlopen_address) return unexpected(dlopen_address.error());
+  const std::string agent = agent_library_path();
+  auto agent_path = process.push_string(agent);
+  if (!agent_path) return unexpected(agent_path.error());
+  auto handle = process.call(*dlopen_address, {*agent_path, RTLD_NOW}, kCallTimeout);
+  if (!handle) return unexpected(handle.error());
+  if (*handle == 0) return fail("the process could not load " + agent);
+  const auto loaded = find_mapped_file(pid, [&](const std::string& path) { return path == agent; });
+  if (!loaded) return fail("the agent is not mapped in the process after dlopen");
+  auto entry = function_in(*loaded, "dprobe_agent_attach");
+  if (!entry) return unexpected(entry.error());
+
+  int status = 0;
+  std::unique_ptr<Session> session;
+  std::thread serving([&] {
+    auto opened = Session::open(server, pid, set, executable, options, errors);
+    if (!opened) {
+      status = opened.error();
+      return;
+    }
+    // In its final place before go(): the serving thread it starts holds it.
+    auto owned = std::make_unique<Session>(std::move(*opened));
+    if (auto go = owned->go(); !go) {
+      status = kExitFailure;
+      return;
+    }
+    session = std::move(owned);
+  });
+  auto socket_path = process.push_string(server.socket_path());
+  Result<uint64_t> started = socket_path ? process.call(*entry, {*socket_path}, kCallTimeout)
+                                         : unexpected(socket_path.error());
+  serving.join();
+  if (!started) return unexpected(started.error());
+  if (!session || *started != 0) {
+    return fail(status == kExitBadDefinition ? "" : "the agent did not start in the process");
+  }
+  return session;
+}
+
+bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
+Result<void> check_attachable(pid_t pid) {
+  struct stat st {};
+  if (pid <= 0 || ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0) {
+    return fail("no such process: " + std::to_string(pid));
+  }
+  const uid_t me = ::getuid();
+  if (me != 0 && st.st_uid != me) {
+    return fail("process " + std::to_string(pid) + " belongs to another user (uid " +
+                std::to_string(st.st_uid) + "): attach as that user, or as root");
+  }
+  const auto uids = status_ids(pid, "Uid");
+  const auto gids = status_ids(pid, "Gid");
+  if ((uids.size() >= 2 && uids[0] != uids[1]) || (gids.size() >= 2 && gids[0] != gids[1])) {
+    return fail("process " + std::to_string(pid) +
+                " runs set-uid or set-gid: dprobe does not trace across a privilege boundary");
+  }
+  if (me != 0 && ptrace_scope() >= 1) {
+    return fail("ptrace is restricted to a process's descendants (kernel.yama.ptrace_scope = " +
+                std::to_string(ptrace_scope()) +
+                "): run dprobe as root, or set it to 0 with sysctl kernel.yama.ptrace_scope=0");
+  }
+  return {};
+}
+
+int run_attach(const AttachOptions& options, std::ostream& errors) {
+  if (auto attachable = check_attachable(options.pid); !attachable) {
+    errors << "dprobe: error: " << attachable.error().message << "\n";
+    return kExitFailure;
+  }
+  DefinitionSources sources = options.sources;
+  sources.executable = executable_of(options.pid);
+  auto set = load_definitions(sources, errors);
+  if (!set) return kExitBadDefinition;
+  auto disabled = disabled_ids(options.disabled, *set);
+  if (!disabled) {
+    errors << "dprobe: error: " << disabled.error().message << "\n";
+    return kExitBadDefinition;
+  }
+  OutputFile output;
+  if (!options.output.empty()) {
+    output.file = std::fopen(options.output.c_str(), "w");
+    if (output.file == nullptr) {
+      output.file = stdout;
+      errors << "dprobe: error: " << options.output << ": " << std::strerror(errno) << "\n";
+      return kExitFailure;
+    }
+  }
+  auto server = ControlServer::create();
+  if (!server) {
+    errors << "dprobe: error: control socket: " << server.error().message << "\n";
+    return kExitFailure;
+  }
+  auto process = TracedProcess::stop(options.pid);
+  if (!process) {
+    errors << "dprobe: error: " << process.error().message << "\n";
+    return kExitFailure;
+  }
+  const SessionOptions session_options{options.buffer_size, options.max_threads, false};
+  auto injected = inject(*process, *server, *set, sources.executable, session_options, errors);
+  process->detach();  // the process runs again, probes armed
+  if (!injected) {
+    if (!injected.error().message.empty()) {
+      errors << "dprobe: error: " << injected.error().message << "\n";
+    }
+    return kExitBadDefinition;
+  }
+  Session* session = injected->get();
+  stop_on_signals();
+  TraceReader reader(session->memory(), session->events(), &session->symbolizer(), options.format,
+                     output.file);
+  EventSwitch events(session->memory(), std::move(*disabled), *set);
+  {
+    Drainer drainer(reader, events);
+    const auto start = std::chrono::steady_clock::now();
+    const auto limit = std::chrono::duration<double>(options.duration);
+    while (!g_stop && process_alive(options.pid)) {
+      if (options.duration > 0 && std::chrono::steady_clock::now() - start >= limit) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (process_alive(options.pid)) {
+      if (auto detached = session->detach(kDetachTimeout); !detached) {
+        errors << "dprobe: error: " << detached.error().message << "\n";
+      }
+    }
+  }
+  reader.poll();
+  for (const std::string& problem : reader.problems())
+    errors << "dprobe: warning: " << problem << "\n";
+  if (const uint64_t lost = reader.lost(); lost > 0) {
+    errors << "dprobe: " << lost << " events lost (rings full; try --buffer-size)\n";
+  }
+  if (options.profile) print_profile(*set, session->memory(), stdout);
+  return 0;
+}
+
+}  // namespace dprobe::cli

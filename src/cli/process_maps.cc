@@ -1,0 +1,59 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/process_maps.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "symbols/elf_file.h"
+#include "symbols/symbol_table.h"
+
+namespace dprobe::cli {
+namespace {
+
+struct MapLine {
+  uint64_t start;
+  uint64_t offset;
+  std::string path;
+};
+
+std::optional<MapLine> parse_line(const std::string& line) {
+  std::istringstream in(line);
+  std::string range, perms, offset, device, inode, path;
+  if (!(in >> range >> perms >> offset >> device >> inode)) return std::nullopt;
+  std::getline(in >> std::ws, path);
+  if (path.empty() || path[0] != '/') return std::nullopt;
+  MapLine parsed;
+  parsed.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+  parsed.offset = std::stoull(offset, nullptr, 16);
+  parsed.path = path;
+  return parsed;
+}
+
+}  // namespace
+
+std::optional<MappedFile> find_mapped_file(pid_t pid,
+                                           const std::function<bool(const std::string&)>& wanted) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    const auto parsed = parse_line(line);
+    // The mapping of the file's start: the ELF header, at the object's base.
+    if (!parsed || parsed->offset != 0 || !wanted(parsed->path)) continue;
+    auto elf = symbols::ElfFile::open(parsed->path);
+    if (!elf) continue;
+    const auto vaddr = elf->vaddr_of_file_offset(0);
+    return MappedFile{parsed->path, parsed->start - vaddr.value_or(0)};
+  }
+  return std::nullopt;
+}
+
+Result<uint64_t> function_in(const MappedFile& file, const std::string& function) {
+  auto elf = symbols::ElfFile::open(file.path);
+  if (!elf) return fail(file.path + ": not an ELF object");
+  const symbols::SymbolTable table(*elf);
+  const auto found = table.find(function);
+  if (found.empty()) return fail(function + " is not in " + file.path);
+  return file.bias + found.front().address;
+}
+
+}  // namespace dprobe::cli

@@ -1,0 +1,120 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/trace_loop.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace dprobe::cli {
+namespace {
+
+// Set by SIGUSR1 (1: resume) and SIGUSR2 (2: pause), applied by the drainer.
+std::atomic<int> g_tracing_request{0};
+
+void request_tracing(int sig) { g_tracing_request = sig == SIGUSR1 ? 1 : 2; }
+
+}  // namespace
+
+void listen_for_pause_and_resume() {
+  struct sigaction sa {};
+  sa.sa_handler = request_tracing;
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGUSR1, SIGUSR2}) ::sigaction(sig, &sa, nullptr);
+}
+
+EventSwitch::EventSwitch(const trace::TraceMemory& memory, std::vector<uint16_t> disabled,
+                         const lang::DefinitionSet& set)
+    : memory_(memory), disabled_(std::move(disabled)) {
+  for (const trace::ProbeSpec& spec : set.specs()) ids_.push_back(spec.event.id);
+  apply(true);
+}
+
+void EventSwitch::poll() {
+  const int request = g_tracing_request.exchange(0);
+  if (request != 0) apply(request == 1);
+}
+
+void EventSwitch::apply(bool on) {
+  for (uint16_t id : ids_) {
+    const bool off = !on || std::find(disabled_.begin(), disabled_.end(), id) != disabled_.end();
+    memory_.counter(id).disabled.store(off ? 1 : 0, std::memory_order_relaxed);
+  }
+}
+
+Result<std::vector<uint16_t>> disabled_ids(const std::vector<std::string>& names,
+                                           const lang::DefinitionSet& set) {
+  std::vector<uint16_t> ids;
+  for (const std::string& name : names) {
+    const size_t slash = name.find('/');
+    const std::string group = slash == std::string::npos ? "" : name.substr(0, slash);
+    const std::string event = slash == std::string::npos ? name : name.substr(slash + 1);
+    bool found = false;
+    for (const trace::ProbeSpec& spec : set.specs()) {
+      if (spec.event.name == event && (group.empty() || spec.event.group == group)) {
+        ids.push_back(spec.event.id);
+        found = true;
+      }
+    }
+    if (!found) return fail("--disable " + name + ": no such event");
+  }
+  return ids;
+}
+
+Drainer::Drainer(TraceReader& reader, EventSwitch& events)
+    : thread_([this, &reader, &events] {
+        while (!stop_.load(std::memory_order_acquire)) {
+          events.poll();
+          if (reader.poll() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+      }) {}
+
+Drainer::~Drainer() {
+  stop_.store(true, std::memory_order_release);
+  thread_.join();
+}
+
+void print_profile(const lang::DefinitionSet& set, const trace::TraceMemory& memory,
+                   std::FILE* out) {
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    const trace::EventCounter& counter = memory.counter(spec.event.id);
+    std::fprintf(out, "  %-44s %15llu %15llu\n", spec.event.name.c_str(),
+                 static_cast<unsigned long long>(counter.hits.load()),
+                 static_cast<unsigned long long>(counter.misses.load()));
+  }
+}
+
+std::optional<uint64_t> parse_buffer_size(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  uint64_t scale = 1;
+  std::string digits = text;
+  switch (digits.back()) {
+    case 'k':
+    case 'K':
+      scale = 1u << 10;
+      digits.pop_back();
+      break;
+    case 'm':
+    case 'M':
+      scale = 1u << 20;
+      digits.pop_back();
+      break;
+    case 'g':
+    case 'G':
+      scale = 1u << 30;
+      digits.pop_back();
+      break;
+    default:
+      break;
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const uint64_t value = std::stoull(digits) * scale;
+  if (value == 0 || value > (uint64_t{1} << 30)) return std::nullopt;
+  uint64_t size = 4096;
+  while (size < value) size <<= 1;
+  return size;
+}
+
+}  // namespace dprobe::cli

@@ -1,0 +1,230 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/traced_process.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace dprobe::cli {
+namespace {
+
+// Below the stack pointer: the red zone a leaf function may use, and then
+// some room.
+constexpr uint64_t kStackGap = 1024;
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::set<pid_t> list_threads(pid_t pid) {
+  std::set<pid_t> tids;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return tids;
+  while (dirent* entry = ::readdir(d)) {
+    if (entry->d_name[0] != '.') tids.insert(static_cast<pid_t>(std::atol(entry->d_name)));
+  }
+  ::closedir(d);
+  return tids;
+}
+
+std::string seize_failure(pid_t pid) {
+  const int error = errno;
+  std::string text = "cannot trace process " + std::to_string(pid) + ": " + std::strerror(error);
+  if (error == EPERM) {
+    text +=
+        " (it belongs to another user, is set-uid, or ptrace is restricted: see "
+        "/proc/sys/kernel/yama/ptrace_scope; run dprobe as its user, or as root)";
+  } else if (error == ESRCH) {
+    text = "no such process: " + std::to_string(pid);
+  }
+  return text;
+}
+
+bool read_regs(pid_t tid, user_regs_struct& regs) {
+  return ::ptrace(PTRACE_GETREGS, tid, nullptr, &regs) == 0;
+}
+bool write_regs(pid_t tid, const user_regs_struct& regs) {
+  return ::ptrace(PTRACE_SETREGS, tid, nullptr, &regs) == 0;
+}
+
+Result<void> write_memory(pid_t pid, uint64_t address, const void* data, size_t size) {
+  iovec local{const_cast<void*>(data), size};
+  iovec remote{reinterpret_cast<void*>(address), size};
+  if (::process_vm_writev(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size)) return {};
+  // process_vm_writev honours page protections; /proc/PID/mem does not need to.
+  const std::string path = "/proc/" + std::to_string(pid) + "/mem";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return fail("cannot write the process's memory: " + errno_text());
+  const ssize_t written = ::pwrite(fd, data, size, static_cast<off_t>(address));
+  ::close(fd);
+  if (written != static_cast<ssize_t>(size)) return fail("cannot write the process's memory");
+  return {};
+}
+
+bool is_clone_event(int status) { return (status >> 8) == (SIGTRAP | (PTRACE_EVENT_CLONE << 8)); }
+
+}  // namespace
+
+TracedProcess::TracedProcess(TracedProcess&& other) noexcept
+    : pid_(other.pid_),
+      threads_(std::move(other.threads_)),
+      scratch_(other.scratch_),
+      attached_(other.attached_) {
+  other.attached_ = false;
+}
+
+TracedProcess::~TracedProcess() { detach(); }
+
+Result<TracedProcess> TracedProcess::stop(pid_t pid) {
+  TracedProcess process(pid);
+  process.attached_ = true;
+  if (auto seized = process.seize_all(); !seized) {
+    process.detach();
+    return unexpected(seized.error());
+  }
+  return process;
+}
+
+// Threads may be created while we seize: the list is read again until it
+// holds nothing new (new ones made after are caught by PTRACE_O_TRACECLONE).
+Result<void> TracedProcess::seize_all() {
+  for (int round = 0; round < 100; ++round) {
+    bool found_new = false;
+    for (pid_t tid : list_threads(pid_)) {
+      if (threads_.contains(tid)) continue;
+      found_new = true;
+      if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACECLONE) != 0) {
+        if (errno == ESRCH && tid != pid_) continue;  // the thread just exited
+        return fail(seize_failure(pid_));
+      }
+      threads_.insert(tid);
+      ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+      if (auto stopped = wait_for_stop(tid); !stopped) return stopped;
+    }
+    if (!found_new) return {};
+  }
+  return fail("the process keeps creating threads; cannot stop them all");
+}
+
+Result<void> TracedProcess::wait_for_stop(pid_t tid) {
+  int status = 0;
+  if (::waitpid(tid, &status, __WALL) != tid) return fail("waiting for thread: " + errno_text());
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    threads_.erase(tid);
+    return {};
+  }
+  return {};
+}
+
+Result<uint64_t> TracedProcess::push_string(const std::string& text) {
+  if (scratch_ == 0) {
+    user_regs_struct regs{};
+    if (!read_regs(pid_, regs)) return fail("cannot read registers: " + errno_text());
+    scratch_ = (regs.rsp - kStackGap) & ~uint64_t{15};
+  }
+  scratch_ = (scratch_ - text.size() - 1) & ~uint64_t{15};
+  if (auto written = write_memory(pid_, scratch_, text.c_str(), text.size() + 1); !written) {
+    return unexpected(written.error());
+  }
+  return scratch_;
+}
+
+Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<uint64_t> args,
+                                     std::chrono::milliseconds timeout) {
+  user_regs_struct saved{};
+  user_fpregs_struct saved_fp{};
+  if (!read_regs(pid_, saved) || ::ptrace(PTRACE_GETFPREGS, pid_, nullptr, &saved_fp) != 0) {
+    return fail("cannot read registers: " + errno_text());
+  }
+  if (scratch_ == 0) scratch_ = (saved.rsp - kStackGap) & ~uint64_t{15};
+  user_regs_struct regs = saved;
+  // A call returns to address 0: the fault there is how we know it is done.
+  const uint64_t return_address = 0;
+  regs.rsp = ((scratch_ - 256) & ~uint64_t{15}) - 8;  // as right after a call
+  if (auto pushed = write_memory(pid_, regs.rsp, &return_address, 8); !pushed) {
+    return unexpected(pushed.error());
+  }
+  const uint64_t* arg = args.begin();
+  unsigned long long* const slots[] = {&regs.rdi, &regs.rsi, &regs.rdx,
+                                       &regs.rcx, &regs.r8,  &regs.r9};
+  for (size_t i = 0; i < args.size() && i < 6; ++i) *slots[i] = arg[i];
+  regs.rip = function;
+  regs.rax = 0;
+  regs.orig_rax = static_cast<unsigned long long>(-1);  // a stopped system call is not restarted
+  if (!write_regs(pid_, regs)) return fail("cannot set registers: " + errno_text());
+  if (::ptrace(PTRACE_CONT, pid_, nullptr, nullptr) != 0)
+    return fail("cannot resume: " + errno_text());
+
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  uint64_t result = 0;
+  while (true) {
+    int status = 0;
+    const pid_t tid = ::waitpid(-1, &status, __WALL | WNOHANG);
+    if (tid == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid_, SIGSTOP);  // take it back, then give up
+        return fail("the process did not finish the call in time (a lock it needs may be held)");
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      continue;
+    }
+    if (tid < 0) return fail("waiting for the call: " + errno_text());
+    if (tid != pid_) {
+      // A thread the call created (the agent's own): seized already, it
+      // waits for the detach. Any other stop of another thread is left.
+      threads_.insert(tid);
+      continue;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) return fail("the process ended during the call");
+    if (is_clone_event(status)) {
+      ::ptrace(PTRACE_CONT, pid_, nullptr, nullptr);
+      continue;
+    }
+    const int sig = WSTOPSIG(status);
+    user_regs_struct now{};
+    if (sig == SIGSEGV && read_regs(pid_, now) && now.rip == 0) {
+      result = now.rax;
+      break;
+    }
+    // Something else arrived for this thread: it gets it, and the call goes on.
+    ::ptrace(PTRACE_CONT, pid_, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(sig)));
+  }
+  if (!write_regs(pid_, saved) || ::ptrace(PTRACE_SETFPREGS, pid_, nullptr, &saved_fp) != 0) {
+    return fail("cannot restore registers: " + errno_text());
+  }
+  return result;
+}
+
+// A thread can only be let go from a ptrace stop. One created during a call
+// (seized through PTRACE_O_TRACECLONE) may not have reported its first stop
+// yet: wait for it, then let it go.
+static void detach_thread(pid_t pid, pid_t tid) {
+  const std::string alive = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    if (::ptrace(PTRACE_DETACH, tid, nullptr, nullptr) == 0) return;
+    if (errno != ESRCH || ::access(alive.c_str(), F_OK) != 0) return;
+    int status = 0;
+    if (::waitpid(tid, &status, __WALL | WNOHANG) == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+void TracedProcess::detach() {
+  if (!attached_) return;
+  attached_ = false;
+  // Threads made while we held the process are seized too: find them all.
+  for (pid_t tid : list_threads(pid_)) threads_.insert(tid);
+  for (pid_t tid : threads_) detach_thread(pid_, tid);
+}
+
+}  // namespace dprobe::cli

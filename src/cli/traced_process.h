@@ -1,0 +1,62 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A running process held still with ptrace, to have it call functions of
+// its own: how `dprobe attach` makes a process load the agent (dlopen) and
+// start it. Every thread is stopped first, so nothing else of the process
+// runs while the agent patches its code; the call runs on one of them,
+// with its registers saved and given back exactly. Detaching lets every
+// thread go on where it was.
+//
+//   auto process = TracedProcess::stop(pid);
+//   auto path = process->push_string("/path/libdprobe_agent.so");
+//   auto handle = process->call(dlopen_address, {*path, RTLD_NOW}, 10s);
+//   process->detach();
+#ifndef DPROBE_CLI_TRACED_PROCESS_H_
+#define DPROBE_CLI_TRACED_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <set>
+#include <string>
+
+#include "base/result.h"
+
+namespace dprobe::cli {
+
+class TracedProcess {
+ public:
+  // Seizes and stops every thread; on failure, says why in terms a user
+  // can act on (permissions, ptrace restrictions).
+  static Result<TracedProcess> stop(pid_t pid);
+  TracedProcess(TracedProcess&& other) noexcept;
+  TracedProcess& operator=(TracedProcess&&) = delete;
+  ~TracedProcess();
+
+  // Copies a string below the calling thread's stack (beyond its red
+  // zone); valid until the next push or call.
+  Result<uint64_t> push_string(const std::string& text);
+  // Calls function(args...) (integer arguments) on the process's main
+  // thread and returns what it returns.
+  Result<uint64_t> call(uint64_t function, std::initializer_list<uint64_t> args,
+                        std::chrono::milliseconds timeout);
+  void detach();
+
+  pid_t pid() const { return pid_; }
+
+ private:
+  explicit TracedProcess(pid_t pid) : pid_(pid) {}
+  Result<void> seize_all();
+  Result<void> wait_for_stop(pid_t tid);
+
+  pid_t pid_;
+  std::set<pid_t> threads_;
+  uint64_t scratch_ = 0;  // next free byte below the main thread's stack, growing down
+  bool attached_ = false;
+};
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_TRACED_PROCESS_H_
