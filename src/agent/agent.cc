@@ -24,6 +24,7 @@
 #include "agent/return_probes.h"
 #include "agent/signals.h"
 #include "agent/thread_trace.h"
+#include "agent/unsafe_code.h"
 #include "agent/vdso.h"
 #include "protocol/channel.h"
 #include "trace/fetch_exec.h"
@@ -146,11 +147,10 @@ class Agent {
         return failed(probes, "the agent could not follow the dynamic loader");
       }
     }
+    // What could be added is armed; the CLI decides whether what was
+    // refused ends the session (and then the abort disarms it all).
     protocol::ArmReport report = add_probes(probes);
-    const bool all_ok = std::all_of(report.results.begin(), report.results.end(), [](auto& r) {
-      return r.status == protocol::ArmStatus::kArmed;
-    });
-    if (all_ok) {
+    {
       std::lock_guard lock(state.registry_writer);
       if (auto armed = state.registry->arm_all(); !armed) {
         return failed(probes, armed.error().message);
@@ -167,7 +167,7 @@ class Agent {
     auto registry = core::ProbeRegistry::create();
     if (!registry || !install_signal_handlers()) return false;
     state.registry.emplace(std::move(*registry));
-    blacklist(*state.registry);
+    blacklist_unsafe_code(*state.registry);
     return true;
   }
 
@@ -198,14 +198,6 @@ class Agent {
     agent_state().memory.emplace(*memory);
     begin_trace_session();
     return true;
-  }
-
-  static void blacklist(core::ProbeRegistry& registry) {
-    const TextRange self = text_range_of(reinterpret_cast<void*>(&own_path));
-    registry.blacklist(self.begin, self.end, "the dprobe agent's own code");
-    if (const uint64_t restorer = signal_restorer_address(); restorer != 0) {
-      registry.blacklist(restorer, restorer + 16, "the signal return trampoline");
-    }
   }
 
   int socket_ = -1;

@@ -4,6 +4,23 @@
 #include <sstream>
 
 namespace dprobe::cli {
+namespace {
+
+// A summary names this many functions per reason, then counts the rest.
+constexpr size_t kNamesShown = 6;
+
+std::string wildcard_key(const lang::DefinitionSite& site) {
+  return site.origin.empty() ? site.command : site.origin + ": " + site.command;
+}
+
+void render_names(std::ostream& out, const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size() && i < kNamesShown; ++i) {
+    out << (i ? ", " : " ") << names[i];
+  }
+  if (names.size() > kNamesShown) out << " and " << names.size() - kNamesShown << " more";
+}
+
+}  // namespace
 
 lang::ErrorCode error_code_for(protocol::ArmStatus status) {
   switch (status) {
@@ -33,6 +50,48 @@ lang::ProbeError arm_error(const protocol::ArmResult& result, const lang::Defini
   if (std::getline(lines, line)) error.detail = line;
   while (std::getline(lines, line)) error.notes.push_back(line);
   return error;
+}
+
+RefusalReport::RefusalReport(const lang::DefinitionSet& set) : set_(set) {
+  for (size_t i = 0; i < set.specs().size(); ++i) index_of_[set.specs()[i].event.id] = i;
+}
+
+void RefusalReport::add(const protocol::ArmResult& result) {
+  if (result.status == protocol::ArmStatus::kArmed) return;
+  const auto found = index_of_.find(result.event_id);
+  if (found == index_of_.end()) return;
+  const lang::DefinitionSite& site = set_.sites()[found->second];
+  if (!site.expanded) {
+    errors_.push_back(arm_error(result, site));
+    return;
+  }
+  const std::string key = wildcard_key(site);
+  Wildcard& wildcard = wildcards_[key];
+  if (wildcard.functions == 0) {
+    for (const lang::DefinitionSite& other : set_.sites()) {
+      if (other.expanded && wildcard_key(other) == key) ++wildcard.functions;
+    }
+  }
+  wildcard.refused[error_code_for(result.status)].push_back(
+      set_.specs()[found->second].point.target.symbol);
+}
+
+std::string RefusalReport::render() const {
+  std::ostringstream out;
+  for (const lang::ProbeError& error : errors_) out << lang::render_error(error);
+  for (const auto& [key, wildcard] : wildcards_) {
+    size_t refused = 0;
+    for (const auto& [code, names] : wildcard.refused) refused += names.size();
+    out << "dprobe: " << key << ": " << refused << " of " << wildcard.functions
+        << " functions not probed:\n";
+    for (const auto& [code, names] : wildcard.refused) {
+      out << "  " << names.size() << " " << lang::error_message(code) << " ("
+          << lang::error_name(code) << "):";
+      render_names(out, names);
+      out << "\n";
+    }
+  }
+  return out.str();
 }
 
 }  // namespace dprobe::cli

@@ -137,16 +137,10 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
     errors << "dprobe: error: no arm report from the agent: " << report.error().message << "\n";
     return kExitFailure;
   }
-  std::map<uint16_t, size_t> site_of;
-  for (size_t i = 0; i < set.specs().size(); ++i) site_of[set.specs()[i].event.id] = i;
-  bool armed = true;
-  for (const protocol::ArmResult& result : report->results) {
-    if (result.status == protocol::ArmStatus::kArmed || !site_of.contains(result.event_id))
-      continue;
-    errors << lang::render_error(arm_error(result, set.sites()[site_of[result.event_id]]));
-    armed = false;
-  }
-  if (!armed) {
+  RefusalReport refusals(set);
+  for (const protocol::ArmResult& result : report->results) refusals.add(result);
+  errors << refusals.render();
+  if (refusals.fatal()) {
     if (fd >= 0) ::close(fd);
     abort();
     return kExitBadDefinition;
@@ -223,14 +217,9 @@ void Session::objects_changed(const protocol::ObjectsChanged& changed) {
 }
 
 void Session::report_failures(const protocol::ArmReport& report) {
-  for (const protocol::ArmResult& result : report.results) {
-    if (result.status == protocol::ArmStatus::kArmed) continue;
-    for (size_t i = 0; i < set_->specs().size(); ++i) {
-      if (set_->specs()[i].event.id == result.event_id) {
-        *errors_ << lang::render_error(arm_error(result, set_->sites()[i]));
-      }
-    }
-  }
+  RefusalReport refusals(*set_);
+  for (const protocol::ArmResult& result : report.results) refusals.add(result);
+  *errors_ << refusals.render();
 }
 
 Result<void> Session::detach(std::chrono::milliseconds timeout) {

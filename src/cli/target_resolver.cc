@@ -110,6 +110,7 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::expand_w
     if (!symbols::resolve_symbol(object.elf, object.table, function->name, target.offset)) continue;
     lang::Definition each = def;
     each.wildcard = false;
+    each.expanded = true;
     each.spec.point.target.symbol = function->name;
     const std::string base = lang::default_event_name(each.spec.point);
     std::string name = base;

@@ -38,6 +38,7 @@ struct Definition {
   trace::ProbeSpec spec;
   bool event_named = false;  // EVENT was written, not made by the default rule
   bool wildcard = false;     // SYM holds '*' or '?': expands to many probes
+  bool expanded = false;     // one of a wildcard's probes: a refusal is summarized
 
   // kRemove: the events to remove; an empty part matches every name.
   std::string remove_group;

@@ -52,7 +52,7 @@ Result<void, ProbeError> DefinitionSet::add(Definition def, std::string origin) 
   spec.event.id = next_id_++;
   specs_.push_back(std::move(spec));
   sites_.push_back({std::move(def.command), std::move(origin), def.target_column, def.symbol_column,
-                    std::move(def.arg_columns)});
+                    std::move(def.arg_columns), def.expanded});
   return {};
 }
 

@@ -26,6 +26,9 @@ struct DefinitionSite {
   size_t target_column = 0;
   size_t symbol_column = 0;
   std::vector<size_t> arg_columns;
+  // One of a wildcard's probes: a function the agent refuses is counted in
+  // a summary, not an error that ends the session.
+  bool expanded = false;
 };
 
 class DefinitionSet {

@@ -18,6 +18,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class Lifetime : public ::testing::TestWithParam<const char*> {
  protected:
@@ -64,19 +65,16 @@ TEST_P(Lifetime, ProbesOnMallocAndFreeInAThreadedProgram) {
 }
 
 // glibc's thread exit blocks every signal, then hands the stack back with
-// madvise (advise_stack_range): a probe there must not kill the program
-// (a blocked breakpoint trap is fatal), as it does not under the kernel's
-// uprobes.
-//
-// KNOWN LIMITATION, disabled until probes that do not trap land (jump
-// optimization): glibc blocks every signal itself, with a direct system
-// call, before a thread's last calls; the kernel kills a process whose
-// breakpoint trap finds SIGTRAP blocked. README, "Known limitations".
-TEST_P(Lifetime, DISABLED_ProbeOnMadviseCalledByExitingThreads) {
+// madvise (advise_stack_range). A breakpoint trap that finds SIGTRAP
+// blocked kills the process, so the agent refuses the C library functions
+// that run so (the kernel's uprobes take no signal and can go there).
+TEST_P(Lifetime, ProbeOnAFunctionGlibcRunsWithSignalsBlockedIsRefused) {
   const RunResult run = run_traced({"p:life/madvise libc.so.6:madvise len=%si:u64"},
                                    {exe("threads"), "2", "10"}, {"--profile"});
-  EXPECT_EQ(run.status, 0) << run;
-  EXPECT_THAT(run.out, HasSubstr("threads: ok\n")) << run;
+  EXPECT_EQ(run.status, 2) << run;
+  EXPECT_THAT(run.err, HasSubstr("Probe point is on the blacklist (BLACKLISTED)")) << run;
+  EXPECT_THAT(run.err, HasSubstr("every signal blocked")) << run;
+  EXPECT_THAT(run.out, Not(HasSubstr("threads: ok"))) << "refused before the program ran";
 }
 
 // Threads keep hitting a probe while main returns and the C library

@@ -60,5 +60,78 @@ TEST(ArmErrors, TheListingGoesBelowTheReason) {
             "        0x1003: c3                   ret\n");
 }
 
+// A set with one probe written on its own and the functions of a wildcard,
+// as the target resolver expands it.
+lang::DefinitionSet set_with_wildcard() {
+  lang::DefinitionSet set;
+  auto single = lang::parse_definition("p:g/one libc.so.6:malloc");
+  EXPECT_TRUE(single);
+  EXPECT_TRUE(set.apply(std::move(*single)));
+  for (const char* function : {"clone", "dup2", "memcpy", "strlen", "puts"}) {
+    auto each = lang::parse_definition("p libc.so.6:*");
+    EXPECT_TRUE(each);
+    each->wildcard = false;
+    each->expanded = true;
+    each->spec.point.target.symbol = function;
+    each->spec.event.name = std::string("p_") + function + "_0";
+    EXPECT_TRUE(set.apply(std::move(*each)));
+  }
+  return set;
+}
+
+TEST(RefusalReport, AWildcardsRefusedFunctionsAreOneSummaryNotErrors) {
+  const lang::DefinitionSet set = set_with_wildcard();
+  RefusalReport refusals(set);
+  refusals.add({1, protocol::ArmStatus::kArmed, {}});
+  refusals.add({2, protocol::ArmStatus::kBlacklisted, "signals blocked"});
+  refusals.add({3, protocol::ArmStatus::kBlacklisted, "signals blocked"});
+  refusals.add({4, protocol::ArmStatus::kRejected, "rip-relative"});
+  refusals.add({5, protocol::ArmStatus::kArmed, {}});
+  EXPECT_FALSE(refusals.fatal());
+  EXPECT_EQ(refusals.render(),
+            "dprobe: p libc.so.6:*: 3 of 5 functions not probed:\n"
+            "  1 Probe point is an instruction that can not be probed (BAD_INSN): memcpy\n"
+            "  2 Probe point is on the blacklist (BLACKLISTED): clone, dup2\n");
+}
+
+TEST(RefusalReport, AProbeWrittenOnItsOwnIsAnErrorThatEndsTheSession) {
+  const lang::DefinitionSet set = set_with_wildcard();
+  RefusalReport refusals(set);
+  refusals.add({1, protocol::ArmStatus::kBlacklisted, "signals blocked"});
+  EXPECT_TRUE(refusals.fatal());
+  EXPECT_EQ(refusals.render(),
+            "dprobe: error: Probe point is on the blacklist (BLACKLISTED)\n"
+            "  Command: p:g/one libc.so.6:malloc\n"
+            "                             ^\n"
+            "  signals blocked\n");
+}
+
+TEST(RefusalReport, ManyFunctionsAreNamedUpToALimitThenCounted) {
+  lang::DefinitionSet set;
+  for (int i = 0; i < 9; ++i) {
+    auto each = lang::parse_definition("p libm.so.6:f*");
+    ASSERT_TRUE(each);
+    each->expanded = true;
+    each->spec.point.target.symbol = "f" + std::to_string(i);
+    each->spec.event.name = "p_f" + std::to_string(i) + "_0";
+    ASSERT_TRUE(set.apply(std::move(*each), "probes.txt:2"));
+  }
+  RefusalReport refusals(set);
+  for (uint16_t id = 1; id <= 9; ++id) refusals.add({id, protocol::ArmStatus::kNoSlot, {}});
+  EXPECT_EQ(
+      refusals.render(),
+      "dprobe: probes.txt:2: p libm.so.6:f*: 9 of 9 functions not probed:\n"
+      "  9 No out-of-line slot within reach of the probe point (NO_OOL_SLOT): f0, f1, f2, f3, f4, "
+      "f5 and 3 more\n");
+}
+
+TEST(RefusalReport, EventsOfOtherSessionsAreIgnored) {
+  const lang::DefinitionSet set = set_with_wildcard();
+  RefusalReport refusals(set);
+  refusals.add({99, protocol::ArmStatus::kRejected, {}});
+  EXPECT_FALSE(refusals.fatal());
+  EXPECT_EQ(refusals.render(), "");
+}
+
 }  // namespace
 }  // namespace dprobe::cli

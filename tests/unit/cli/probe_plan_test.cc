@@ -92,8 +92,8 @@ TEST(ProbePlan, PlacingAgainOnlyTheProbesOfObjectsJustLoaded) {
   const auto& fx = symbols::test_support::fixture();
   ASSERT_TRUE(fx.ok) << fx.error;
   std::ostringstream errors;
-  auto set = load_definitions({{"p libc.so.6:malloc", "p " + fx.lib + ":call_a"}, {}, {}, {}},
-                              errors);
+  auto set =
+      load_definitions({{"p libc.so.6:malloc", "p " + fx.lib + ":call_a"}, {}, {}, {}}, errors);
   ASSERT_TRUE(set) << errors.str();
   const std::vector<protocol::LoadedObject> objects = {loaded(host_libc(), kLibcBias),
                                                        loaded(fx.lib, 0x10000000)};
