@@ -5,6 +5,8 @@
 // which objects are loaded where, receives the probes, prepares and arms
 // them, and lets the program go. It never prints, exits or throws: if
 // anything fails, the program runs untraced.
+#include "agent/agent.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -19,6 +21,7 @@
 #include "agent/agent_state.h"
 #include "agent/arming.h"
 #include "agent/controller.h"
+#include "agent/fork.h"
 #include "agent/loaded_objects.h"
 #include "agent/loader_watch.h"
 #include "agent/return_probes.h"
@@ -34,12 +37,23 @@
 namespace dprobe::agent {
 namespace {
 
-constexpr const char* kControlEnv = "DPROBE_CONTROL";
+struct ControlConfig {
+  std::string path;
+  std::string agent;
+  bool follow = false;
+};
 
-// Children the program starts are not traced (yet): the agent takes itself
-// out of the environment they inherit.
+ControlConfig& config() {
+  static ControlConfig& config = *new ControlConfig;  // read by fork and exec to the end
+  return config;
+}
+
+// Children the program starts are not traced unless followed: the agent
+// takes itself out of the environment they inherit (an exec of the traced
+// process itself puts it back, see exec.cc).
 void scrub_environment(const std::string& agent_path) {
   ::unsetenv(kControlEnv);
+  ::unsetenv(kFollowEnv);
   const char* preload = std::getenv("LD_PRELOAD");
   if (preload == nullptr) return;
   std::string kept;
@@ -142,6 +156,7 @@ class Agent {
     {
       // What an earlier session placed goes; the loader probe comes back.
       std::lock_guard lock(state.registry_writer);
+      state.registry->disarm_all();
       state.registry->remove_range(0, UINT64_MAX);
       if (!watch_loader(*state.registry)) {
         return failed(probes, "the agent could not follow the dynamic loader");
@@ -204,27 +219,39 @@ class Agent {
   std::optional<trace::SharedMemory> shm_;
 };
 
-void stop_recording_in_child() { agent_state().recording.store(false); }
-
-void init_process() {
+void init_process(const char* control, bool follow) {
+  ControlConfig& c = config();
+  c.path = control;
+  c.follow = follow;
   static bool done = false;
   if (done) return;
   done = true;
+  c.agent = own_path();
   init_clock();
   init_thread_traces();
-  ::pthread_atfork(nullptr, nullptr, stop_recording_in_child);
+  install_fork_handlers();
 }
 
 __attribute__((constructor)) void dprobe_agent_main() {
   const char* control = std::getenv(kControlEnv);
   if (control == nullptr) return;
-  const std::string path = control;
-  scrub_environment(own_path());
-  init_process();
-  (new Agent())->start(path.c_str());  // kept: its trace memory lives on
+  const char* follow = std::getenv(kFollowEnv);
+  init_process(control, follow != nullptr && std::strcmp(follow, "1") == 0);
+  // Followed children find the agent in the environment they inherit.
+  if (!follow_children()) scrub_environment(agent_path());
+  start_session();
 }
 
 }  // namespace
+
+const std::string& control_path() { return config().path; }
+bool follow_children() { return config().follow; }
+const std::string& agent_path() { return config().agent; }
+
+bool start_session() {
+  if (control_path().empty()) return false;
+  return (new Agent())->start(control_path().c_str());  // kept: its trace memory lives on
+}
 
 // Never destroyed: breakpoints stay armed through exit handlers and
 // destructors of other objects, and their hits need the state.
@@ -237,12 +264,13 @@ AgentState& agent_state() {
 
 // `dprobe attach` loads the agent into a running process (dlopen, called by
 // the process itself under ptrace), then calls this with the control
-// socket's path: the session runs as it does at start-up for `dprobe run`.
-// Returns 0 when tracing, -1 otherwise (another session is on, or the CLI
-// went away).
-extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const char* control) {
+// socket's path and whether to follow children (1) or not (0): the session
+// runs as it does at start-up for `dprobe run`. Returns 0 when tracing, -1
+// otherwise (another session is on, or the CLI went away).
+extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const char* control,
+                                                                          int follow) {
   using namespace dprobe::agent;
   if (control == nullptr || Controller::instance().running()) return -1;
-  init_process();
-  return (new Agent())->start(control) ? 0 : -1;
+  init_process(control, follow == 1);
+  return start_session() ? 0 : -1;
 }

@@ -31,9 +31,18 @@ void disarm_everything() {
   state.registry->disarm_all();
 }
 
-Controller& Controller::instance() {
-  static Controller& controller = *new Controller;  // never destroyed: threads use it to the end
+Controller*& Controller::current() {
+  static Controller* controller = new Controller;  // never destroyed: threads use it to the end
   return controller;
+}
+
+Controller& Controller::instance() { return *current(); }
+
+void Controller::forget_after_fork() {
+  Controller*& controller = current();
+  // The child's copy of the descriptor: the parent's connection stays up.
+  if (controller->socket_ >= 0) ::close(controller->socket_);
+  controller = new Controller;
 }
 
 bool Controller::start(int socket) {

@@ -22,6 +22,9 @@ namespace dprobe::agent {
 class Controller {
  public:
   static Controller& instance();
+  // In a forked child: the parent's controller (its socket, and locks its
+  // other threads may have held) is left behind for a fresh one.
+  static void forget_after_fork();
 
   // Starts the reading thread on the connected socket.
   bool start(int socket);
@@ -38,6 +41,7 @@ class Controller {
 
  private:
   Controller() = default;
+  static Controller*& current();
   void read_loop();
   void let_go();
 

@@ -86,6 +86,12 @@ ThreadTrace& current_thread() { return t_trace; }
 
 void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
 
+void thread_forked() {
+  t_trace.has_ring = false;
+  t_trace.pid = 0;
+  t_trace.tid = 0;
+}
+
 void begin_trace_session() { g_session.fetch_add(1, std::memory_order_release); }
 
 void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {

@@ -54,6 +54,10 @@ void init_thread_traces();
 // hit (a system call, only after a rename).
 void thread_renamed();
 
+// In a forked child: the forking thread is a new thread of a new process,
+// with no ring yet.
+void thread_forked();
+
 // A new session's trace memory is in place: every thread takes a ring in it
 // at its next hit.
 void begin_trace_session();

@@ -21,6 +21,7 @@
 #include "cli/session.h"
 #include "cli/trace_loop.h"
 #include "cli/traced_process.h"
+#include "cli/tracer.h"
 
 namespace dprobe::cli {
 namespace {
@@ -60,13 +61,6 @@ int ptrace_scope() {
   return file >> scope ? scope : 0;
 }
 
-std::string executable_of(pid_t pid) {
-  char path[PATH_MAX];
-  const std::string link = "/proc/" + std::to_string(pid) + "/exe";
-  const ssize_t n = ::readlink(link.c_str(), path, sizeof(path) - 1);
-  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
-}
-
 bool is_libc(const std::string& path) {
   const std::string base = path.substr(path.rfind('/') + 1);
   return base.rfind("libc.so", 0) == 0 || base.rfind("libc-", 0) == 0;
@@ -78,7 +72,8 @@ bool is_libc(const std::string& path) {
 Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& server,
                                         const lang::DefinitionSet& set,
                                         const std::string& executable,
-                                        const SessionOptions& options, std::ostream& errors) {
+                                        const SessionOptions& options, bool follow,
+                                        std::ostream& errors) {
   const pid_t pid = process.pid();
   const auto libc = find_mapped_file(pid, is_libc);
   if (!libc) return fail("the process has no C library mapped: cannot load the agent into it");
@@ -112,8 +107,9 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     session = std::move(owned);
   });
   auto socket_path = process.push_string(server.socket_path());
-  Result<uint64_t> started = socket_path ? process.call(*entry, {*socket_path}, kCallTimeout)
-                                         : unexpected(socket_path.error());
+  Result<uint64_t> started =
+      socket_path ? process.call(*entry, {*socket_path, follow ? 1u : 0u}, kCallTimeout)
+                  : unexpected(socket_path.error());
   serving.join();
   if (!started) return unexpected(started.error());
   if (!session || *started != 0) {
@@ -178,13 +174,17 @@ int run_attach(const AttachOptions& options, std::ostream& errors) {
     errors << "dprobe: error: control socket: " << server.error().message << "\n";
     return kExitFailure;
   }
+  const SessionOptions session_options{options.buffer_size, options.max_threads, false};
+  TraceOptions trace{sources,     session_options,  options.format,
+                     output.file, options.disabled, options.follow};
+  Tracer tracer(*server, std::move(trace), std::move(*set), errors);
   auto process = TracedProcess::stop(options.pid);
   if (!process) {
     errors << "dprobe: error: " << process.error().message << "\n";
     return kExitFailure;
   }
-  const SessionOptions session_options{options.buffer_size, options.max_threads, false};
-  auto injected = inject(*process, *server, *set, sources.executable, session_options, errors);
+  auto injected = inject(*process, *server, tracer.first_set(), sources.executable, session_options,
+                         options.follow, errors);
   process->detach();  // the process runs again, probes armed
   if (!injected) {
     if (!injected.error().message.empty()) {
@@ -192,32 +192,18 @@ int run_attach(const AttachOptions& options, std::ostream& errors) {
     }
     return kExitBadDefinition;
   }
-  Session* session = injected->get();
   stop_on_signals();
-  TraceReader reader(session->memory(), session->events(), &session->symbolizer(), options.format,
-                     output.file);
-  EventSwitch events(session->memory(), std::move(*disabled), *set);
-  {
-    Drainer drainer(reader, events);
-    const auto start = std::chrono::steady_clock::now();
-    const auto limit = std::chrono::duration<double>(options.duration);
-    while (!g_stop && process_alive(options.pid)) {
-      if (options.duration > 0 && std::chrono::steady_clock::now() - start >= limit) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (process_alive(options.pid)) {
-      if (auto detached = session->detach(kDetachTimeout); !detached) {
-        errors << "dprobe: error: " << detached.error().message << "\n";
-      }
-    }
+  tracer.adopt(std::move(*injected), tracer.first_set());
+  tracer.start(options.pid);
+  const auto start = std::chrono::steady_clock::now();
+  const auto limit = std::chrono::duration<double>(options.duration);
+  while (!g_stop && process_alive(options.pid)) {
+    if (options.duration > 0 && std::chrono::steady_clock::now() - start >= limit) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  reader.poll();
-  for (const std::string& problem : reader.problems())
-    errors << "dprobe: warning: " << problem << "\n";
-  if (const uint64_t lost = reader.lost(); lost > 0) {
-    errors << "dprobe: " << lost << " events lost (rings full; try --buffer-size)\n";
-  }
-  if (options.profile) print_profile(*set, session->memory(), stdout);
+  tracer.detach_all(kDetachTimeout);
+  tracer.finish();
+  if (options.profile) tracer.print_profile(stdout);
   return 0;
 }
 

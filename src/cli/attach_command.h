@@ -31,6 +31,7 @@ struct AttachOptions {
   uint64_t buffer_size = 1u << 20;
   uint32_t max_threads = 256;
   std::vector<std::string> disabled;
+  bool follow = false;  // trace the children it forks from now on
 };
 
 int run_attach(const AttachOptions& options, std::ostream& errors);

@@ -67,8 +67,21 @@ Result<ControlServer> ControlServer::create() {
   if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
     return fail(errno_text("bind"));
   }
-  if (::listen(listener, 4) != 0) return fail(errno_text("listen"));
+  if (::listen(listener, 64) != 0) return fail(errno_text("listen"));
   return server;
+}
+
+std::optional<ControlServer::Connection> ControlServer::accept_any(std::chrono::milliseconds wait) {
+  pollfd pfd{listener_, POLLIN, 0};
+  if (::poll(&pfd, 1, static_cast<int>(wait.count())) <= 0) return std::nullopt;
+  const int conn = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (conn < 0) return std::nullopt;
+  auto peer = protocol::peer_credentials(conn);
+  if (!peer || peer->uid != ::getuid()) {
+    ::close(conn);
+    return std::nullopt;
+  }
+  return Connection{conn, static_cast<pid_t>(peer->pid)};
 }
 
 Result<int> ControlServer::accept_from(pid_t pid, std::chrono::milliseconds timeout) {

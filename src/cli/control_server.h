@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -31,6 +32,14 @@ class ControlServer {
   // The connection of process `pid` (checked by its credentials), or an
   // error if it exits or stays silent past the timeout.
   Result<int> accept_from(pid_t pid, std::chrono::milliseconds timeout);
+
+  // A connection of any process of this user (a followed child, or a
+  // traced process after exec), if one comes within `wait`.
+  struct Connection {
+    int socket;
+    pid_t pid;
+  };
+  std::optional<Connection> accept_any(std::chrono::milliseconds wait);
 
  private:
   ControlServer(std::string dir, int listener);

@@ -2,6 +2,7 @@
 #include "cli/definitions.h"
 
 #include <ostream>
+#include <sstream>
 
 #include "cli/target_resolver.h"
 #include "lang/definition.h"
@@ -46,6 +47,19 @@ void report(lang::ProbeError error, const lang::SourceLine& line, std::ostream& 
   errors << lang::render_error(error);
 }
 
+// One line: parsed, resolved (a wildcard into its functions), added.
+Result<void, lang::ProbeError> add_line(const lang::SourceLine& line, TargetResolver& resolver,
+                                        lang::DefinitionSet& set) {
+  auto def = lang::parse_definition(line.text);
+  if (!def) return unexpected(def.error());
+  auto resolved = resolver.resolve(std::move(*def));
+  if (!resolved) return unexpected(resolved.error());
+  for (lang::Definition& each : *resolved) {
+    if (auto applied = set.apply(std::move(each), line.origin); !applied) return applied;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sources,
@@ -63,26 +77,25 @@ std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sou
   }
   lang::DefinitionSet set;
   for (const lang::SourceLine& line : lines) {
-    auto def = lang::parse_definition(line.text);
-    if (!def) {
-      report(def.error(), line, errors);
+    if (auto added = add_line(line, resolver, set); !added) {
+      report(added.error(), line, errors);
       ok = false;
-      continue;
-    }
-    auto resolved = resolver.resolve(std::move(*def));
-    if (!resolved) {
-      report(resolved.error(), line, errors);
-      ok = false;
-      continue;
-    }
-    for (lang::Definition& each : *resolved) {
-      if (auto applied = set.apply(std::move(each), line.origin); !applied) {
-        report(applied.error(), line, errors);
-        ok = false;
-      }
     }
   }
   if (!ok) return std::nullopt;
+  return set;
+}
+
+lang::DefinitionSet load_definitions_for(const DefinitionSources& sources,
+                                         std::vector<std::string>* unresolved) {
+  std::ostringstream ignored;  // the sources were read once already
+  bool ok = true;
+  const std::vector<lang::SourceLine> lines = collect_lines(sources, ignored, &ok);
+  TargetResolver resolver(sources.executable);
+  lang::DefinitionSet set;
+  for (const lang::SourceLine& line : lines) {
+    if (!add_line(line, resolver, set) && unresolved != nullptr) unresolved->push_back(line.text);
+  }
   return set;
 }
 

@@ -35,6 +35,12 @@ struct DefinitionSources {
 std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sources,
                                                     std::ostream& errors);
 
+// For another executable of the same trace (a traced process that exec'd):
+// the definitions that resolve there; the lines of the others are listed
+// in `unresolved`.
+lang::DefinitionSet load_definitions_for(const DefinitionSources& sources,
+                                         std::vector<std::string>* unresolved);
+
 // Exit status for a bad definition, as the issue tracker and scripts expect.
 inline constexpr int kExitBadDefinition = 2;
 

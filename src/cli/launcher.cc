@@ -18,7 +18,8 @@ namespace dprobe::cli {
 namespace {
 
 // The child's environment: ours, with the agent first in LD_PRELOAD.
-std::vector<std::string> child_environment(const std::string& agent, const std::string& socket) {
+std::vector<std::string> child_environment(const std::string& agent, const std::string& socket,
+                                           bool follow) {
   std::vector<std::string> env;
   std::string preload = "LD_PRELOAD=" + agent;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -28,10 +29,12 @@ std::vector<std::string> child_environment(const std::string& agent, const std::
       continue;
     }
     if (entry.starts_with(std::string(kControlEnv) + "=")) continue;
+    if (entry.starts_with(std::string(kFollowEnv) + "=")) continue;
     env.emplace_back(entry);
   }
   env.push_back(preload);
   env.push_back(std::string(kControlEnv) + "=" + socket);
+  if (follow) env.push_back(std::string(kFollowEnv) + "=1");
   return env;
 }
 
@@ -64,9 +67,9 @@ Result<void> check_traceable(const std::string& path) {
 }
 
 Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& executable,
-                     const std::string& agent, const std::string& control_socket) {
+                     const std::string& agent, const std::string& control_socket, bool follow) {
   std::vector<std::string> args = argv;
-  std::vector<std::string> env = child_environment(agent, control_socket);
+  std::vector<std::string> env = child_environment(agent, control_socket, follow);
   std::vector<char*> arg_ptrs = pointers(args);
   std::vector<char*> env_ptrs = pointers(env);
   // A close-on-exec pipe tells the parent whether exec worked: it closes

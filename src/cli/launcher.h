@@ -1,10 +1,11 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Starts the command to trace with the agent preloaded and the control
-// socket named in its environment. A command that cannot be executed is an
+// socket named in its environment (and DPROBE_FOLLOW=1 to have the agent
+// stay in the environment of the children too). A command that cannot be executed is an
 // error here, not a child that silently exits 127.
 //
-//   auto child = launch({"ls", "/"}, agent_path, socket_path);
+//   auto child = launch({"ls", "/"}, "/usr/bin/ls", agent_path, socket_path, false);
 //   if (!child) report(child.error().message);
 #ifndef DPROBE_CLI_LAUNCHER_H_
 #define DPROBE_CLI_LAUNCHER_H_
@@ -19,12 +20,13 @@
 namespace dprobe::cli {
 
 inline constexpr const char* kControlEnv = "DPROBE_CONTROL";
+inline constexpr const char* kFollowEnv = "DPROBE_FOLLOW";
 
 // Why a command may not be traced: missing, not executable, set-uid/gid.
 Result<void> check_traceable(const std::string& path);
 
 Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& executable,
-                     const std::string& agent, const std::string& control_socket);
+                     const std::string& agent, const std::string& control_socket, bool follow);
 
 // The agent library: next to the dprobe executable.
 std::string agent_library_path();

@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
                    "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses "
                    "every event, SIGUSR1 resumes")
       ->allow_extra_args(false);
+  run_cmd->add_flag("--follow", run.follow,
+                    "Trace the children too (fork, and programs they exec); without it they "
+                    "run with no probes");
   run_cmd->add_option("command", run.command, "The command to trace, after --")->required();
 
   dprobe::cli::AttachOptions attach;
@@ -99,6 +102,9 @@ int main(int argc, char** argv) {
                          "Ring size per thread, e.g. 512K, 4M (default 1M)");
   attach_cmd->add_option("--disable", attach.disabled, "Start with [GRP/]EVENT disabled")
       ->allow_extra_args(false);
+  attach_cmd->add_flag("--follow", attach.follow,
+                       "Trace the children it forks from now on; without it they run with no "
+                       "probes");
 
   dprobe::cli::ListOptions list;
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");

@@ -22,6 +22,7 @@
 #include "cli/process_symbolizer.h"
 #include "cli/session.h"
 #include "cli/trace_loop.h"
+#include "cli/tracer.h"
 #include "trace/shared_memory.h"
 
 namespace dprobe::cli {
@@ -31,10 +32,12 @@ constexpr int kExitNotRun = 127;
 constexpr int kExitFailure = 1;
 
 std::atomic<pid_t> g_child{0};
+std::atomic<bool> g_interrupted{false};
 
 // Ctrl-C reaches CMD directly (same process group); a signal sent to dprobe
 // alone is passed on, and dprobe lives to write out the rest.
 void forward_signal(int sig) {
+  g_interrupted = true;
   const pid_t child = g_child.load();
   if (child > 0) ::kill(child, sig);
 }
@@ -103,7 +106,8 @@ int run_run(const RunOptions& options, std::ostream& errors) {
     errors << "dprobe: error: control socket: " << server.error().message << "\n";
     return kExitFailure;
   }
-  auto child = launch(options.command, executable, agent_library_path(), server->socket_path());
+  auto child = launch(options.command, executable, agent_library_path(), server->socket_path(),
+                      options.follow);
   if (!child) {
     errors << "dprobe: error: " << child.error().message << "\n";
     return kExitNotRun;
@@ -111,30 +115,25 @@ int run_run(const RunOptions& options, std::ostream& errors) {
   g_child = *child;
   forward_signals();
 
-  SessionOptions session_options{options.buffer_size, options.max_threads};
-  auto session = Session::open(*server, *child, *set, sources.executable, session_options, errors);
+  const SessionOptions session_options{options.buffer_size, options.max_threads};
+  TraceOptions trace{sources,     session_options,  options.format,
+                     output.file, options.disabled, options.follow};
+  Tracer tracer(*server, std::move(trace), std::move(*set), errors);
+  auto session =
+      Session::open(*server, *child, tracer.first_set(), executable, session_options, errors);
   if (!session) {
     kill_and_reap(*child);
     return session.error();
   }
-  TraceReader reader(session->memory(), session->events(), &session->symbolizer(), options.format,
-                     output.file);
-  EventSwitch events(session->memory(), std::move(*disabled), *set);
-  int status;
-  {
-    Drainer drainer(reader, events);
-    if (auto go = session->go(); !go) {
-      errors << "dprobe: error: " << go.error().message << "\n";
-    }
-    status = wait_for(*child);
+  tracer.adopt(std::make_unique<Session>(std::move(*session)), tracer.first_set());
+  tracer.start(*child);
+  const int status = wait_for(*child);
+  // Like strace -f: the trace ends when the last followed process does.
+  while (options.follow && !g_interrupted && !tracer.all_ended()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  reader.poll();
-  for (const std::string& problem : reader.problems())
-    errors << "dprobe: warning: " << problem << "\n";
-  if (const uint64_t lost = reader.lost(); lost > 0) {
-    errors << "dprobe: " << lost << " events lost (rings full; try --buffer-size)\n";
-  }
-  if (options.profile) print_profile(*set, session->memory(), stdout);
+  tracer.finish();
+  if (options.profile) tracer.print_profile(stdout);
   return status;
 }
 

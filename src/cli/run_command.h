@@ -28,6 +28,7 @@ struct RunOptions {
   uint64_t buffer_size = 1u << 20;    // ring bytes per thread, a power of two
   uint32_t max_threads = 256;         // threads that can trace at once
   std::vector<std::string> disabled;  // [GRP/]EVENT to start disabled
+  bool follow = false;                // trace the children too
   std::vector<std::string> command;
 };
 

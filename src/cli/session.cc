@@ -73,22 +73,28 @@ Session::~Session() {
 Result<Session, int> Session::open(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
                                    const std::string& executable, const SessionOptions& options,
                                    std::ostream& errors) {
+  auto socket = server.accept_from(pid, kAgentStartTimeout);
+  if (!socket) {
+    errors << "dprobe: error: " << socket.error().message << "\n";
+    return unexpected(kExitFailure);
+  }
+  return open_connected(*socket, pid, set, executable, options, errors);
+}
+
+Result<Session, int> Session::open_connected(int socket, pid_t pid, const lang::DefinitionSet& set,
+                                             const std::string& executable,
+                                             const SessionOptions& options, std::ostream& errors) {
   Session session(executable);
-  const int status = session.exchange(server, pid, set, options, errors);
+  session.socket_ = socket;
+  const int status = session.exchange(pid, set, options, errors);
   if (status != 0) return unexpected(status);
   return session;
 }
 
-int Session::exchange(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
-                      const SessionOptions& options, std::ostream& errors) {
+int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOptions& options,
+                      std::ostream& errors) {
   pid_ = pid;
   kill_on_abort_ = options.kill_on_abort;
-  auto socket = server.accept_from(pid, kAgentStartTimeout);
-  if (!socket) {
-    errors << "dprobe: error: " << socket.error().message << "\n";
-    return kExitFailure;
-  }
-  socket_ = *socket;
   set_reply_timeout(socket_);
   auto hello = receive(socket_, protocol::MessageType::kHello, protocol::decode_hello);
   if (!hello || hello->version != protocol::kProtocolVersion) {
@@ -105,7 +111,7 @@ int Session::exchange(ControlServer& server, pid_t pid, const lang::DefinitionSe
     abort();
     return kExitBadDefinition;
   }
-  for (size_t i : plan->pending) {
+  for (size_t i : options.report_pending ? plan->pending : std::vector<size_t>{}) {
     const trace::EventDesc& event = set.specs()[i].event;
     errors << "dprobe: pending: " << event.group << "/" << event.name << ": "
            << set.specs()[i].point.target.object << " is not loaded yet; armed when it is\n";
@@ -198,6 +204,7 @@ void Session::serve() {
   }
   std::lock_guard lock(detach_mutex_);
   detached_ = true;  // nothing left to detach from
+  ended_ = true;
   detached_cv_.notify_all();
 }
 

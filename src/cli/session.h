@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <iosfwd>
@@ -41,6 +42,8 @@ struct SessionOptions {
   // `run`: a program whose probes were refused is killed before it runs a
   // single instruction of its own. `attach` leaves a running one alone.
   bool kill_on_abort = true;
+  // Say which probes wait for an object not loaded yet (once per trace).
+  bool report_pending = true;
 };
 
 class Session {
@@ -48,10 +51,19 @@ class Session {
   static Result<Session, int> open(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
                                    const std::string& executable, const SessionOptions& options,
                                    std::ostream& errors);
+  // The same, with the process's connection already accepted.
+  static Result<Session, int> open_connected(int socket, pid_t pid, const lang::DefinitionSet& set,
+                                             const std::string& executable,
+                                             const SessionOptions& options, std::ostream& errors);
   Session(Session&&) noexcept;
   Session& operator=(Session&&) = delete;
   ~Session();
 
+  pid_t pid() const { return pid_; }
+  // go() was called: the program runs.
+  bool going() const { return control_.joinable(); }
+  // The agent's end closed: the process exited or exec'd, or let go.
+  bool ended() const { return ended_.load(); }
   const trace::TraceMemory& memory() const { return *memory_; }
   const std::vector<trace::EventDesc>& events() const { return events_; }
   const trace::Symbolizer& symbolizer() const { return *symbolizer_; }
@@ -64,8 +76,8 @@ class Session {
 
  private:
   explicit Session(const std::string& executable);
-  int exchange(ControlServer& server, pid_t pid, const lang::DefinitionSet& set,
-               const SessionOptions& options, std::ostream& errors);
+  int exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOptions& options,
+               std::ostream& errors);
   int arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
           const SessionOptions& options, std::ostream& errors);
   void abort();
@@ -89,6 +101,7 @@ class Session {
   std::mutex detach_mutex_;
   std::condition_variable detached_cv_;
   bool detached_ = false;
+  std::atomic<bool> ended_{false};
 };
 
 }  // namespace dprobe::cli

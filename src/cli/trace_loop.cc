@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 namespace dprobe::cli {
@@ -23,16 +24,13 @@ void listen_for_pause_and_resume() {
   for (int sig : {SIGUSR1, SIGUSR2}) ::sigaction(sig, &sa, nullptr);
 }
 
+int take_tracing_request() { return g_tracing_request.exchange(0); }
+
 EventSwitch::EventSwitch(const trace::TraceMemory& memory, std::vector<uint16_t> disabled,
                          const lang::DefinitionSet& set)
     : memory_(memory), disabled_(std::move(disabled)) {
   for (const trace::ProbeSpec& spec : set.specs()) ids_.push_back(spec.event.id);
   apply(true);
-}
-
-void EventSwitch::poll() {
-  const int request = g_tracing_request.exchange(0);
-  if (request != 0) apply(request == 1);
 }
 
 void EventSwitch::apply(bool on) {
@@ -59,29 +57,6 @@ Result<std::vector<uint16_t>> disabled_ids(const std::vector<std::string>& names
     if (!found) return fail("--disable " + name + ": no such event");
   }
   return ids;
-}
-
-Drainer::Drainer(TraceReader& reader, EventSwitch& events)
-    : thread_([this, &reader, &events] {
-        while (!stop_.load(std::memory_order_acquire)) {
-          events.poll();
-          if (reader.poll() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        }
-      }) {}
-
-Drainer::~Drainer() {
-  stop_.store(true, std::memory_order_release);
-  thread_.join();
-}
-
-void print_profile(const lang::DefinitionSet& set, const trace::TraceMemory& memory,
-                   std::FILE* out) {
-  for (const trace::ProbeSpec& spec : set.specs()) {
-    const trace::EventCounter& counter = memory.counter(spec.event.id);
-    std::fprintf(out, "  %-44s %15llu %15llu\n", spec.event.name.c_str(),
-                 static_cast<unsigned long long>(counter.hits.load()),
-                 static_cast<unsigned long long>(counter.misses.load()));
-  }
 }
 
 std::optional<uint64_t> parse_buffer_size(const std::string& text) {

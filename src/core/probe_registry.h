@@ -81,6 +81,9 @@ class ProbeRegistry {
   // bytes are not written back (there is nothing there any more).
   void remove_range(uint64_t begin, uint64_t end);
 
+  // In a forked child, before anything is armed or disarmed there.
+  Result<void> reopen_text_patcher() { return patcher_.reopen(); }
+
   // Frees what trap handlers can no longer hold.
   void reclaim() { epochs_.reclaim(); }
 

@@ -25,6 +25,15 @@ Result<TextPatcher> TextPatcher::open() {
   return TextPatcher(fd);
 }
 
+Result<void> TextPatcher::reopen() {
+  auto fresh = open();
+  if (!fresh) return unexpected(fresh.error());
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fresh->fd_;
+  fresh->fd_ = -1;
+  return {};
+}
+
 TextPatcher::~TextPatcher() {
   if (fd_ >= 0) ::close(fd_);
 }

@@ -23,6 +23,11 @@ class TextPatcher {
   TextPatcher& operator=(TextPatcher&&) = delete;
   ~TextPatcher();
 
+  // After fork, in the child: the inherited descriptor still reaches the
+  // parent's memory (/proc/PID/mem holds the address space it was opened
+  // on), so the child opens its own before writing anything.
+  Result<void> reopen();
+
   Result<void> write(uint64_t address, std::span<const uint8_t> bytes) const;
   Result<void> read(uint64_t address, std::span<uint8_t> bytes) const;
 

@@ -1,0 +1,177 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A traced process that execs stays traced: the exec family is interposed,
+// and while a session is on, the new program's environment brings the
+// agent back (LD_PRELOAD, DPROBE_CONTROL, DPROBE_FOLLOW), so that it opens
+// a session of its own before the new program's main, with the probes
+// that resolve there. Children the program starts through the C library's
+// own paths (posix_spawn, system) inherit the environment as it is:
+// scrubbed at start-up unless children are followed.
+//
+// No heap here: the child of vfork runs this on its parent's memory. The
+// new environment is built on the stack (alloca) of the interposer itself.
+#include <alloca.h>
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "agent/agent.h"
+#include "agent/controller.h"
+
+#define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
+
+extern char** environ;
+
+namespace {
+
+using namespace dprobe::agent;
+
+using ExecveFn = int (*)(const char*, char* const[], char* const[]);
+using ExecvpeFn = int (*)(const char*, char* const[], char* const[]);
+using FexecveFn = int (*)(int, char* const[], char* const[]);
+using ExecveatFn = int (*)(int, const char*, char* const[], char* const[], int);
+
+template <typename Fn>
+Fn next(const char* name) {
+  return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
+}
+
+constexpr const char* kPreload = "LD_PRELOAD=";
+
+bool carries_agent() { return Controller::instance().running() && !agent_path().empty(); }
+
+bool is_agent_entry(const char* entry) {
+  for (const char* name : {kPreload, "DPROBE_CONTROL=", "DPROBE_FOLLOW="}) {
+    if (std::strncmp(entry, name, std::strlen(name)) == 0) return true;
+  }
+  return false;
+}
+
+const char* old_preload(char* const* env) {
+  for (; env != nullptr && *env != nullptr; ++env) {
+    if (std::strncmp(*env, kPreload, std::strlen(kPreload)) == 0)
+      return *env + std::strlen(kPreload);
+  }
+  return "";
+}
+
+size_t entry_count(char* const* env) {
+  size_t n = 0;
+  while (env != nullptr && env[n] != nullptr) ++n;
+  return n;
+}
+
+// Bytes traced_environment needs: the pointers, and the three entries.
+size_t traced_environment_size(char* const* env) {
+  const size_t pointers = (entry_count(env) + 4) * sizeof(char*);
+  const size_t preload =
+      std::strlen(kPreload) + agent_path().size() + 1 + std::strlen(old_preload(env)) + 1;
+  const size_t control = std::strlen(kControlEnv) + 1 + control_path().size() + 1;
+  const size_t follow = std::strlen(kFollowEnv) + 3;
+  return pointers + preload + control + follow;
+}
+
+// The program's environment with the agent first in LD_PRELOAD and its CLI
+// named, built in `storage` (traced_environment_size bytes).
+char* const* traced_environment(void* storage, char* const* env) {
+  char** out = static_cast<char**>(storage);
+  char* text = reinterpret_cast<char*>(out + entry_count(env) + 4);
+  size_t n = 0;
+  for (char* const* e = env; e != nullptr && *e != nullptr; ++e) {
+    if (!is_agent_entry(*e)) out[n++] = *e;
+  }
+  const char* before = old_preload(env);
+  out[n++] = text;
+  text = ::stpcpy(::stpcpy(text, kPreload), agent_path().c_str());
+  if (*before != '\0') text = ::stpcpy(::stpcpy(text, ":"), before);
+  out[n++] = ++text;
+  text = ::stpcpy(::stpcpy(::stpcpy(text, kControlEnv), "="), control_path().c_str());
+  out[n++] = ++text;
+  ::stpcpy(::stpcpy(text, kFollowEnv), follow_children() ? "=1" : "=0");
+  out[n] = nullptr;
+  return out;
+}
+
+// execl's arguments, up to the NULL, into `storage` (count + 1 pointers).
+size_t list_count(va_list args) {
+  size_t n = 1;  // the first argument, named
+  while (va_arg(args, char*) != nullptr) ++n;
+  return n;
+}
+
+char* const* collect_list(void* storage, const char* first, va_list args) {
+  char** out = static_cast<char**>(storage);
+  size_t n = 0;
+  out[n++] = const_cast<char*>(first);
+  while (char* arg = va_arg(args, char*)) out[n++] = arg;
+  out[n] = nullptr;
+  return out;
+}
+
+}  // namespace
+
+// alloca must run in the interposer's own frame: the storage has to live
+// until the exec, which does not return when it works.
+#define DPROBE_TRACED_ENV(env) \
+  (carries_agent() ? traced_environment(alloca(traced_environment_size(env)), env) : (env))
+
+DPROBE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  static const auto real = next<ExecveFn>("execve");
+  return real(path, argv, DPROBE_TRACED_ENV(envp));
+}
+
+DPROBE_EXPORT int execv(const char* path, char* const argv[]) {
+  static const auto real = next<ExecveFn>("execve");
+  return real(path, argv, DPROBE_TRACED_ENV(environ));
+}
+
+DPROBE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  static const auto real = next<ExecvpeFn>("execvpe");
+  return real(file, argv, DPROBE_TRACED_ENV(envp));
+}
+
+DPROBE_EXPORT int execvp(const char* file, char* const argv[]) {
+  static const auto real = next<ExecvpeFn>("execvpe");
+  return real(file, argv, DPROBE_TRACED_ENV(environ));
+}
+
+DPROBE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  static const auto real = next<FexecveFn>("fexecve");
+  return real(fd, argv, DPROBE_TRACED_ENV(envp));
+}
+
+DPROBE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
+                           int flags) {
+  static const auto real = next<ExecveatFn>("execveat");
+  return real(dirfd, path, argv, DPROBE_TRACED_ENV(envp), flags);
+}
+
+#define DPROBE_COLLECT_ARGS(argv, first)    \
+  va_list counting;                         \
+  va_start(counting, first);                \
+  const size_t argc = list_count(counting); \
+  va_end(counting);                         \
+  va_list args;                             \
+  va_start(args, first);                    \
+  char* const* argv = collect_list(alloca((argc + 1) * sizeof(char*)), first, args)
+
+DPROBE_EXPORT int execl(const char* path, const char* arg, ...) {
+  DPROBE_COLLECT_ARGS(argv, arg);
+  va_end(args);
+  return execv(path, argv);
+}
+
+DPROBE_EXPORT int execlp(const char* file, const char* arg, ...) {
+  DPROBE_COLLECT_ARGS(argv, arg);
+  va_end(args);
+  return execvp(file, argv);
+}
+
+DPROBE_EXPORT int execle(const char* path, const char* arg, ...) {
+  DPROBE_COLLECT_ARGS(argv, arg);
+  char* const* envp = va_arg(args, char* const*);  // after the NULL
+  va_end(args);
+  return execve(path, argv, envp);
+}

@@ -1,0 +1,37 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/fork.h"
+
+#include <pthread.h>
+
+#include "agent/agent.h"
+#include "agent/agent_state.h"
+#include "agent/controller.h"
+#include "agent/thread_trace.h"
+
+namespace dprobe::agent {
+namespace {
+
+// No probe is half-written when the address space is copied.
+void before_fork() { agent_state().registry_writer.lock(); }
+
+void in_parent() { agent_state().registry_writer.unlock(); }
+
+void in_child() {
+  AgentState& state = agent_state();
+  state.recording.store(false);
+  state.registry_writer.unlock();  // taken by this very thread before the fork
+  Controller::forget_after_fork();
+  thread_forked();
+  if (!state.registry) return;  // never had a session: nothing is armed
+  // Without a descriptor of its own the child cannot touch its text: its
+  // probes stay, recording nothing, and still resume correctly.
+  if (!state.registry->reopen_text_patcher()) return;
+  disarm_everything();
+  if (follow_children()) start_session();  // the probes again, in rings of its own
+}
+
+}  // namespace
+
+void install_fork_handlers() { ::pthread_atfork(before_fork, in_parent, in_child); }
+
+}  // namespace dprobe::agent

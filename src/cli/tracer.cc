@@ -1,0 +1,185 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/tracer.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <ostream>
+
+namespace dprobe::cli {
+namespace {
+
+constexpr auto kIdleDrain = std::chrono::milliseconds(2);
+constexpr auto kAcceptWait = std::chrono::milliseconds(50);
+
+// The --disable names that name an event of `set`.
+std::vector<uint16_t> disabled_in(const std::vector<std::string>& names,
+                                  const lang::DefinitionSet& set) {
+  std::vector<uint16_t> ids;
+  for (const std::string& name : names) {
+    if (auto found = disabled_ids({name}, set)) ids.insert(ids.end(), found->begin(), found->end());
+  }
+  return ids;
+}
+
+}  // namespace
+
+std::string executable_of(pid_t pid) {
+  char path[PATH_MAX];
+  const std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  const ssize_t n = ::readlink(link.c_str(), path, sizeof(path) - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+Tracer::Tracer(ControlServer& server, TraceOptions options, lang::DefinitionSet set,
+               std::ostream& errors)
+    : server_(server), options_(std::move(options)), errors_(errors) {
+  auto& first = sets_[options_.sources.executable];
+  first = std::make_unique<lang::DefinitionSet>(std::move(set));
+  first_set_ = first.get();
+}
+
+Tracer::~Tracer() { finish(); }
+
+void Tracer::adopt(std::unique_ptr<Session> session, const lang::DefinitionSet& set) {
+  auto traced = std::make_unique<Traced>();
+  traced->reader = std::make_unique<TraceReader>(
+      session->memory(), session->events(), &session->symbolizer(), options_.format, options_.out);
+  std::lock_guard lock(mutex_);
+  traced->events =
+      std::make_unique<EventSwitch>(session->memory(), disabled_in(options_.disabled, set), set);
+  traced->events->apply(tracing_on_);
+  if (!session->going()) {
+    if (auto go = session->go(); !go) errors_ << "dprobe: error: " << go.error().message << "\n";
+  }
+  traced->session = std::move(session);
+  traced->set = &set;
+  traced_.push_back(std::move(traced));
+}
+
+void Tracer::start(pid_t root) {
+  drainer_ = std::thread([this] { drain_loop(); });
+  acceptor_ = std::thread([this, root] { accept_loop(root); });
+}
+
+size_t Tracer::drain_pass() {
+  std::lock_guard lock(mutex_);
+  if (const int request = take_tracing_request(); request != 0) {
+    tracing_on_ = request == 1;
+    for (auto& traced : traced_) traced->events->apply(tracing_on_);
+  }
+  size_t written = 0;
+  for (auto& traced : traced_) written += traced->reader->poll();
+  return written;
+}
+
+void Tracer::drain_loop() {
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (drain_pass() == 0) std::this_thread::sleep_for(kIdleDrain);
+  }
+}
+
+void Tracer::accept_loop(pid_t root) {
+  while (!stop_.load(std::memory_order_acquire)) {
+    auto connection = server_.accept_any(kAcceptWait);
+    if (!connection) continue;
+    if (connection->pid != root && !options_.follow) {
+      ::close(connection->socket);  // not a process of this trace
+      continue;
+    }
+    take(*connection);
+  }
+}
+
+// A process that connected: a child (--follow), or a traced process in the
+// new program it exec'd. Its agent waits for its probes before it goes on.
+void Tracer::take(const ControlServer::Connection& connection) {
+  const std::string executable = executable_of(connection.pid);
+  const lang::DefinitionSet& set = set_for(executable, connection.pid);
+  SessionOptions options = options_.session;
+  options.kill_on_abort = false;   // a refusal leaves it running, untraced
+  options.report_pending = false;  // said once, for the first process
+  auto session =
+      Session::open_connected(connection.socket, connection.pid, set, executable, options, errors_);
+  if (!session) return;
+  adopt(std::make_unique<Session>(std::move(*session)), set);
+}
+
+// The definitions for another program: those that resolve there; what does
+// not is said once per program.
+const lang::DefinitionSet& Tracer::set_for(const std::string& executable, pid_t pid) {
+  auto& set = sets_[executable];
+  if (set) return *set;
+  DefinitionSources sources = options_.sources;
+  sources.executable = executable;
+  std::vector<std::string> unresolved;
+  set = std::make_unique<lang::DefinitionSet>(load_definitions_for(sources, &unresolved));
+  for (const std::string& line : unresolved) {
+    errors_ << "dprobe: " << executable << " (pid " << pid << "): not probed there: " << line
+            << "\n";
+  }
+  return *set;
+}
+
+bool Tracer::all_ended() {
+  std::lock_guard lock(mutex_);
+  for (auto& traced : traced_) {
+    if (!traced->session->ended()) return false;
+  }
+  return true;
+}
+
+void Tracer::detach_all(std::chrono::milliseconds timeout) {
+  std::lock_guard lock(mutex_);
+  for (auto& traced : traced_) {
+    if (traced->session->ended()) continue;
+    if (auto detached = traced->session->detach(timeout); !detached) {
+      errors_ << "dprobe: error: pid " << traced->session->pid() << ": " << detached.error().message
+              << "\n";
+    }
+  }
+}
+
+void Tracer::finish() {
+  if (stop_.exchange(true)) return;
+  if (acceptor_.joinable()) acceptor_.join();
+  if (drainer_.joinable()) drainer_.join();
+  drain_pass();
+  uint64_t lost = 0;
+  for (auto& traced : traced_) {
+    for (const std::string& problem : traced->reader->problems()) {
+      errors_ << "dprobe: warning: " << problem << "\n";
+    }
+    lost += traced->reader->lost();
+  }
+  if (lost > 0) errors_ << "dprobe: " << lost << " events lost (rings full; try --buffer-size)\n";
+}
+
+void Tracer::print_profile(std::FILE* out) {
+  std::lock_guard lock(mutex_);
+  // Events in the order the first program defines them, then any only
+  // another program's definitions have.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> counts;
+  auto note = [&](const trace::EventDesc& event) {
+    const std::string key = event.group + "/" + event.name;
+    if (counts.emplace(key, std::pair<uint64_t, uint64_t>{0, 0}).second) order.push_back(key);
+    return key;
+  };
+  for (const trace::ProbeSpec& spec : first_set_->specs()) note(spec.event);
+  for (auto& traced : traced_) {
+    for (const trace::ProbeSpec& spec : traced->set->specs()) {
+      const trace::EventCounter& counter = traced->session->memory().counter(spec.event.id);
+      auto& [hits, misses] = counts[note(spec.event)];
+      hits += counter.hits.load();
+      misses += counter.misses.load();
+    }
+  }
+  for (const std::string& key : order) {
+    const auto& [hits, misses] = counts[key];
+    std::fprintf(out, "  %-44s %15llu %15llu\n", key.substr(key.find('/') + 1).c_str(),
+                 static_cast<unsigned long long>(hits), static_cast<unsigned long long>(misses));
+  }
+}
+
+}  // namespace dprobe::cli

@@ -1,0 +1,108 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Every process of one trace: the first (started by `run`, or attached),
+// the same process again after it execs (a new program: the definitions
+// that resolve there), and with --follow every child it starts. Each has a
+// session, trace memory and reader of its own; one drain thread writes all
+// their lines to one output, and the profile adds their counts up per
+// event, as the kernel's uprobe_profile does across processes.
+//
+//   Tracer tracer(server, options, std::move(set), std::cerr);
+//   tracer.adopt(std::move(first_session), tracer.first_set());
+//   tracer.start(root_pid);      // drains; sessions of processes that come
+//   ... wait for the program ...
+//   tracer.finish();
+//   tracer.print_profile(stdout);
+#ifndef DPROBE_CLI_TRACER_H_
+#define DPROBE_CLI_TRACER_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/control_server.h"
+#include "cli/definitions.h"
+#include "cli/session.h"
+#include "cli/trace_loop.h"
+#include "cli/trace_reader.h"
+
+namespace dprobe::cli {
+
+struct TraceOptions {
+  DefinitionSources sources;  // `executable`: the first process's program
+  SessionOptions session;
+  OutputFormat format = OutputFormat::kText;
+  std::FILE* out = stdout;
+  std::vector<std::string> disabled;  // [GRP/]EVENT names, checked beforehand
+  bool follow = false;                // trace the children too
+};
+
+class Tracer {
+ public:
+  Tracer(ControlServer& server, TraceOptions options, lang::DefinitionSet set,
+         std::ostream& errors);
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  const lang::DefinitionSet& first_set() const { return *first_set_; }
+
+  // Reads a process's session from now on, and lets it go if it has not.
+  void adopt(std::unique_ptr<Session> session, const lang::DefinitionSet& set);
+
+  // Drains, and takes the sessions of processes that connect: `root` again
+  // (after exec), and with `follow` any other.
+  void start(pid_t root);
+
+  // With --follow: whether every followed process has ended.
+  bool all_ended();
+  // Asks every live session's agent to disarm, and waits for each.
+  void detach_all(std::chrono::milliseconds timeout);
+  // Stops taking sessions and draining; writes out what is left, then the
+  // warnings (lost events, corrupt rings).
+  void finish();
+  // Each event's hits and misses, across every process.
+  void print_profile(std::FILE* out);
+
+ private:
+  struct Traced {
+    std::unique_ptr<Session> session;
+    const lang::DefinitionSet* set;
+    std::unique_ptr<TraceReader> reader;
+    std::unique_ptr<EventSwitch> events;
+  };
+
+  void drain_loop();
+  void accept_loop(pid_t root);
+  void take(const ControlServer::Connection& connection);
+  const lang::DefinitionSet& set_for(const std::string& executable, pid_t pid);
+  size_t drain_pass();
+
+  ControlServer& server_;
+  TraceOptions options_;
+  std::ostream& errors_;
+  const lang::DefinitionSet* first_set_;
+  std::map<std::string, std::unique_ptr<lang::DefinitionSet>> sets_;  // by executable
+  std::mutex mutex_;  // traced_ and the tracing switch
+  std::vector<std::unique_ptr<Traced>> traced_;
+  bool tracing_on_ = true;
+  std::atomic<bool> stop_{false};
+  std::thread drainer_;
+  std::thread acceptor_;
+};
+
+// The program a process runs (/proc/PID/exe), empty if it is gone.
+std::string executable_of(pid_t pid);
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_TRACER_H_
