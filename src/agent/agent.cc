@@ -20,6 +20,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/arming.h"
+#include "agent/bind_interposers.h"
 #include "agent/controller.h"
 #include "agent/fork.h"
 #include "agent/loaded_objects.h"
@@ -272,5 +273,7 @@ extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const 
   using namespace dprobe::agent;
   if (control == nullptr || Controller::instance().running()) return -1;
   init_process(control, follow == 1);
+  set_loaded_late();
+  bind_interposers();  // every thread is stopped: nobody calls through the GOT
   return start_session() ? 0 : -1;
 }

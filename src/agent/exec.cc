@@ -157,21 +157,27 @@ DPROBE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char
   va_start(args, first);                    \
   char* const* argv = collect_list(alloca((argc + 1) * sizeof(char*)), first, args)
 
+// The list forms call the C library's vector forms themselves: a call to
+// execv from here could bind to the C library's own when the agent was
+// loaded by dlopen (attach), not preloaded.
 DPROBE_EXPORT int execl(const char* path, const char* arg, ...) {
+  static const auto real = next<ExecveFn>("execve");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
-  return execv(path, argv);
+  return real(path, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int execlp(const char* file, const char* arg, ...) {
+  static const auto real = next<ExecvpeFn>("execvpe");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
-  return execvp(file, argv);
+  return real(file, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int execle(const char* path, const char* arg, ...) {
+  static const auto real = next<ExecveFn>("execve");
   DPROBE_COLLECT_ARGS(argv, arg);
   char* const* envp = va_arg(args, char* const*);  // after the NULL
   va_end(args);
-  return execve(path, argv, envp);
+  return real(path, argv, DPROBE_TRACED_ENV(envp));
 }

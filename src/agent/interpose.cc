@@ -39,9 +39,10 @@ struct sigaction without_held_in_mask(const struct sigaction& action) {
   return copy;
 }
 
-}  // namespace
-
-DPROBE_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+// The interposer's body, called by name from within the agent too: a call
+// to `sigaction` from here could bind to the C library's when the agent was
+// loaded by dlopen (attach), not preloaded.
+int interposed_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
   using namespace dprobe::agent;
   if (is_held_signal(sig)) {
     program_action(sig, action, old);
@@ -52,6 +53,12 @@ DPROBE_EXPORT int sigaction(int sig, const struct sigaction* action, struct siga
   return real_sigaction(sig, &adjusted, old);
 }
 
+}  // namespace
+
+DPROBE_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+  return interposed_sigaction(sig, action, old);
+}
+
 DPROBE_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
   // As glibc's signal(): BSD semantics, the handler stays and restarts calls.
   struct sigaction action {};
@@ -59,7 +66,7 @@ DPROBE_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
   action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
   struct sigaction old {};
-  if (sigaction(sig, &action, &old) != 0) return SIG_ERR;
+  if (interposed_sigaction(sig, &action, &old) != 0) return SIG_ERR;
   return old.sa_handler;
 }
 

@@ -8,6 +8,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/arming.h"
+#include "agent/bind_interposers.h"
 #include "agent/controller.h"
 #include "agent/loaded_objects.h"
 #include "agent/thread_trace.h"
@@ -75,6 +76,8 @@ void after_change() {
     g_known->push_back({std::move(mapped), false});
   }
   if (changed.loaded.empty() && changed.unloaded.empty()) return;
+  // The loader holds its lock, and the new objects' code has not run.
+  if (loaded_late() && !changed.loaded.empty()) bind_interposers();
   auto probes = Controller::instance().ask(changed);
   if (!probes) return;
   Controller::instance().send_report(add_probes(*probes));

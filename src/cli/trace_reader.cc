@@ -2,7 +2,10 @@
 #include "cli/trace_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+
+#include "cli/line_writer.h"
 
 namespace dprobe::cli {
 
@@ -82,10 +85,10 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
 void TraceReader::flush() {
   std::stable_sort(lines_.begin(), lines_.end(),
                    [](const Line& a, const Line& b) { return a.timestamp < b.timestamp; });
-  for (const Line& line : lines_) {
-    std::fwrite(text_.data() + line.begin, 1, line.end - line.begin, out_);
-  }
+  sorted_.clear();
+  for (const Line& line : lines_) sorted_.append(text_, line.begin, line.end - line.begin);
   std::fflush(out_);
+  write_whole_lines(::fileno(out_), sorted_);
   lines_.clear();
   text_.clear();
 }

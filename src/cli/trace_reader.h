@@ -63,6 +63,7 @@ class TraceReader {
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
   std::vector<std::string> problems_;
   std::string text_;
+  std::string sorted_;
   std::vector<Line> lines_;
 };
 
