@@ -125,8 +125,11 @@ class Agent {
     if (!probes) return false;
     protocol::ArmReport report = prepare(*probes);
     const int memory_fd = shm_ ? shm_->fd() : -1;
-    if (!protocol::send_message(socket_, protocol::MessageType::kArmReport, encode(report),
-                                memory_fd)) {
+    const bool sent = protocol::send_message(socket_, protocol::MessageType::kArmReport,
+                                             encode(report), memory_fd)
+                          .has_value();
+    if (shm_) shm_->close_descriptor();  // the CLI has its own now
+    if (!sent) {
       disarm_everything();
       return false;
     }
@@ -196,9 +199,9 @@ class Agent {
     return report;
   }
 
-  // Every session gets trace memory of its own. An earlier session's stays
-  // mapped (a thread may still hold its ring); threads take a ring in the
-  // new one at their next hit.
+  // Every session gets trace memory of its own; threads take a ring in the
+  // new one at their next hit. An earlier session's is unmapped once no
+  // trap handler can still be writing into it.
   bool create_memory(const protocol::Probes& probes) {
     uint32_t event_slots = std::max(probes.event_slots, 1u);
     for (const auto& probe : probes.probes) {
@@ -210,14 +213,28 @@ class Agent {
     if (!shm) return false;
     auto memory = trace::TraceMemory::initialize(shm->data(), shm->size(), layout);
     if (!memory) return false;
-    shm_.emplace(std::move(*shm));
-    agent_state().memory.emplace(*memory);
+    std::unique_ptr<trace::SharedMemory> previous = std::move(session_memory());
+    session_memory() = std::make_unique<trace::SharedMemory>(std::move(*shm));
+    shm_ = session_memory().get();
+    AgentState& state = agent_state();
+    state.memory.emplace(*memory);
     begin_trace_session();
+    if (previous) {
+      std::lock_guard lock(state.registry_writer);
+      state.registry->retire(std::move(previous));
+    }
     return true;
   }
 
+  // The trace memory of the process's current session, whichever Agent
+  // made it.
+  static std::unique_ptr<trace::SharedMemory>& session_memory() {
+    static auto& memory = *new std::unique_ptr<trace::SharedMemory>;
+    return memory;
+  }
+
   int socket_ = -1;
-  std::optional<trace::SharedMemory> shm_;
+  trace::SharedMemory* shm_ = nullptr;
 };
 
 void init_process(const char* control, bool follow) {
@@ -274,6 +291,6 @@ extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const 
   if (control == nullptr || Controller::instance().running()) return -1;
   init_process(control, follow == 1);
   set_loaded_late();
-  bind_interposers();  // every thread is stopped: nobody calls through the GOT
+  bind_interposers();
   return start_session() ? 0 : -1;
 }

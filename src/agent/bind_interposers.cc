@@ -4,13 +4,13 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/mman.h>
 
 #include <array>
 #include <atomic>
 #include <cstring>
 
 #include "agent/agent.h"
-#include "core/text_patcher.h"
 
 namespace dprobe::agent {
 namespace {
@@ -35,8 +35,28 @@ std::atomic<bool> g_loaded_late{false};
 struct Binding {
   std::array<void*, kInterposed.size()> ours{};
   uint64_t agent_base = 0;
-  const core::TextPatcher* patcher = nullptr;
 };
+
+struct Relro {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+// One GOT entry, in one store: other threads may be calling through it.
+// An entry in the object's RELRO pages is read-only by now: its page is
+// made writable for the store, then read-only again. (The loader protects
+// the whole pages of RELRO only: a last partial page stays writable.)
+void write_pointer(uint64_t address, void* value, const Relro& relro) {
+  auto* entry = reinterpret_cast<void**>(address);
+  if (__atomic_load_n(entry, __ATOMIC_RELAXED) == value) return;
+  const uint64_t page = address & ~uint64_t{4095};
+  const bool read_only = page >= (relro.begin & ~uint64_t{4095}) && page + 4096 <= relro.end;
+  if (read_only && ::mprotect(reinterpret_cast<void*>(page), 4096, PROT_READ | PROT_WRITE) != 0) {
+    return;
+  }
+  __atomic_store_n(entry, value, __ATOMIC_RELEASE);
+  if (read_only) ::mprotect(reinterpret_cast<void*>(page), 4096, PROT_READ);
+}
 
 // The loader relocates the pointers of a dynamic section in place on these
 // ISAs, except in objects it did not load itself (the vDSO).
@@ -83,7 +103,7 @@ DynamicTables tables_of(const ElfW(Dyn) * dynamic, uint64_t base) {
 }
 
 void bind_relocations(const ElfW(Rela) * begin, size_t bytes, const DynamicTables& t, uint64_t base,
-                      const Binding& binding) {
+                      const Relro& relro, const Binding& binding) {
   if (begin == nullptr) return;
   for (const ElfW(Rela)* r = begin; r < begin + bytes / sizeof(ElfW(Rela)); ++r) {
     const uint32_t type = ELF64_R_TYPE(r->r_info);
@@ -91,10 +111,7 @@ void bind_relocations(const ElfW(Rela) * begin, size_t bytes, const DynamicTable
     const char* name = t.strings + t.symbols[ELF64_R_SYM(r->r_info)].st_name;
     for (size_t i = 0; i < kInterposed.size(); ++i) {
       if (binding.ours[i] == nullptr || std::strcmp(name, kInterposed[i]) != 0) continue;
-      const auto value = reinterpret_cast<uint64_t>(binding.ours[i]);
-      const uint8_t* bytes_of = reinterpret_cast<const uint8_t*>(&value);
-      // Through /proc/self/mem: RELRO pages are read-only by now.
-      (void)binding.patcher->write(base + r->r_offset, {bytes_of, sizeof(value)});
+      write_pointer(base + r->r_offset, binding.ours[i], relro);
     }
   }
 }
@@ -103,14 +120,21 @@ int bind_object(dl_phdr_info* info, size_t, void* data) {
   const auto& binding = *static_cast<const Binding*>(data);
   const uint64_t base = info->dlpi_addr;
   if (base == binding.agent_base) return 0;  // the agent calls the real ones by dlsym
+  Relro relro;
+  const ElfW(Dyn)* dynamic = nullptr;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
-    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
-    const auto* dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + info->dlpi_phdr[i].p_vaddr);
-    const DynamicTables t = tables_of(dynamic, base);
-    if (t.symbols == nullptr || t.strings == nullptr) return 0;
-    bind_relocations(t.plt, t.plt_bytes, t, base, binding);
-    bind_relocations(t.rela, t.rela_bytes, t, base, binding);
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type == PT_GNU_RELRO) {
+      relro = {base + segment.p_vaddr, base + segment.p_vaddr + segment.p_memsz};
+    } else if (segment.p_type == PT_DYNAMIC) {
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + segment.p_vaddr);
+    }
   }
+  if (dynamic == nullptr) return 0;
+  const DynamicTables t = tables_of(dynamic, base);
+  if (t.symbols == nullptr || t.strings == nullptr) return 0;
+  bind_relocations(t.plt, t.plt_bytes, t, base, relro, binding);
+  bind_relocations(t.rela, t.rela_bytes, t, base, relro, binding);
   return 0;
 }
 
@@ -129,9 +153,6 @@ void bind_interposers() {
     binding.agent_base = reinterpret_cast<uint64_t>(info.dli_fbase);
   }
   ::dlclose(self);
-  auto patcher = core::TextPatcher::open();
-  if (!patcher) return;
-  binding.patcher = &*patcher;
   ::dl_iterate_phdr(bind_object, &binding);
 }
 

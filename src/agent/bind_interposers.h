@@ -15,9 +15,9 @@
 namespace dprobe::agent {
 
 // After attach: every object's calls to an interposed function go to the
-// agent from now on. Idempotent. Only while a session is being set up or
-// the loader holds its lock: entries are written while nobody calls
-// through them.
+// agent from now on. Idempotent. Each entry is one atomic store (threads
+// may be calling through it); called with the loader's lock held (the
+// attach hook, the loader's notification), so never twice at once.
 void bind_interposers();
 
 // Whether the agent came by dlopen (attach) rather than LD_PRELOAD.

@@ -11,12 +11,14 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <thread>
 
 #include "cli/control_server.h"
 #include "cli/launcher.h"
+#include "cli/load_point.h"
 #include "cli/process_maps.h"
 #include "cli/session.h"
 #include "cli/trace_loop.h"
@@ -27,7 +29,8 @@ namespace dprobe::cli {
 namespace {
 
 constexpr int kExitFailure = 1;
-constexpr auto kCallTimeout = std::chrono::seconds(20);
+constexpr auto kCallTimeout = std::chrono::seconds(10);
+constexpr auto kLoadPointPatience = std::chrono::seconds(2);
 constexpr auto kDetachTimeout = std::chrono::seconds(5);
 
 std::atomic<bool> g_stop{false};
@@ -55,20 +58,38 @@ std::vector<uid_t> status_ids(pid_t pid, const std::string& key) {
   return {};
 }
 
+// The state letter of /proc/PID/stat: R, S, D, T, Z (zombie), X (dead).
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const size_t close = text.rfind(')');  // the command may hold spaces and ')'
+  return close != std::string::npos && close + 2 < text.size() ? text[close + 2] : '?';
+}
+
 int ptrace_scope() {
   std::ifstream file("/proc/sys/kernel/yama/ptrace_scope");
   int scope = 0;
   return file >> scope ? scope : 0;
 }
 
-bool is_libc(const std::string& path) {
-  const std::string base = path.substr(path.rfind('/') + 1);
-  return base.rfind("libc.so", 0) == 0 || base.rfind("libc-", 0) == 0;
+// Has the process call dlopen(path, flags); the other threads run meanwhile.
+Result<uint64_t> load(TracedProcess& process, uint64_t dlopen_address, const std::string& path,
+                      int flags) {
+  auto pushed = process.push_string(path);
+  if (!pushed) return unexpected(pushed.error());
+  auto handle = process.call(dlopen_address, {*pushed, static_cast<uint64_t>(flags)}, kCallTimeout);
+  if (!handle) return handle;
+  if (*handle == 0) return fail("the process could not load " + path);
+  return handle;
 }
 
-// Loads the agent into the stopped process and starts its session; the
-// session's side runs on another thread meanwhile (the agent's start-up
-// talks to it before the call returns).
+// Loads the agent into the process (stopped at a load point) and starts
+// its session: the process dlopens the agent, then a fresh copy of the
+// attach hook, whose constructor runs the session inside the loader's lock
+// (attach_hook.c). The other threads run on meanwhile: one of them may hold
+// a lock the loader or the agent needs. The session's side runs on
+// another thread here, since the agent's start-up talks to it.
 Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& server,
                                         const lang::DefinitionSet& set,
                                         const std::string& executable,
@@ -79,16 +100,17 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   if (!libc) return fail("the process has no C library mapped: cannot load the agent into it");
   auto dlopen_address = function_in(*libc, "dlopen");
   if (!dlopen_address) return unexpected(dlopen_address.error());
-  const std::string agent = agent_library_path();
-  auto agent_path = process.push_string(agent);
-  if (!agent_path) return unexpected(agent_path.error());
-  auto handle = process.call(*dlopen_address, {*agent_path, RTLD_NOW}, kCallTimeout);
-  if (!handle) return unexpected(handle.error());
-  if (*handle == 0) return fail("the process could not load " + agent);
-  const auto loaded = find_mapped_file(pid, [&](const std::string& path) { return path == agent; });
-  if (!loaded) return fail("the agent is not mapped in the process after dlopen");
-  auto entry = function_in(*loaded, "dprobe_agent_attach");
-  if (!entry) return unexpected(entry.error());
+  auto dlclose_address = function_in(*libc, "dlclose");
+  if (!dlclose_address) return unexpected(dlclose_address.error());
+  process.release_other_threads();
+  // RTLD_GLOBAL: the hook finds the agent's entry with dlsym(RTLD_DEFAULT).
+  auto agent = load(process, *dlopen_address, agent_library_path(), RTLD_NOW | RTLD_GLOBAL);
+  if (!agent) return unexpected(agent.error());
+  const std::string hook = server.directory() + (follow ? "/attach-follow.so" : "/attach.so");
+  std::error_code copied;
+  std::filesystem::copy_file(attach_hook_path(), hook,
+                             std::filesystem::copy_options::overwrite_existing, copied);
+  if (copied) return fail("cannot copy " + attach_hook_path() + ": " + copied.message());
 
   int status = 0;
   std::unique_ptr<Session> session;
@@ -106,13 +128,12 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     }
     session = std::move(owned);
   });
-  auto socket_path = process.push_string(server.socket_path());
-  Result<uint64_t> started =
-      socket_path ? process.call(*entry, {*socket_path, follow ? 1u : 0u}, kCallTimeout)
-                  : unexpected(socket_path.error());
+  auto hooked = load(process, *dlopen_address, hook, RTLD_NOW);
   serving.join();
-  if (!started) return unexpected(started.error());
-  if (!session || *started != 0) {
+  std::filesystem::remove(hook, copied);
+  if (hooked) (void)process.call(*dlclose_address, {*hooked}, kCallTimeout);
+  if (!hooked) return unexpected(hooked.error());
+  if (!session) {
     return fail(status == kExitBadDefinition ? "" : "the agent did not start in the process");
   }
   return session;
@@ -127,6 +148,10 @@ Result<void> check_attachable(pid_t pid) {
   if (pid <= 0 || ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0) {
     return fail("no such process: " + std::to_string(pid));
   }
+  if (const char state = process_state(pid); state == 'Z' || state == 'X') {
+    return fail("process " + std::to_string(pid) +
+                " has exited (its parent has not reaped it yet): there is nothing to trace");
+  }
   const uid_t me = ::getuid();
   if (me != 0 && st.st_uid != me) {
     return fail("process " + std::to_string(pid) + " belongs to another user (uid " +
@@ -136,7 +161,9 @@ Result<void> check_attachable(pid_t pid) {
   const auto gids = status_ids(pid, "Gid");
   if ((uids.size() >= 2 && uids[0] != uids[1]) || (gids.size() >= 2 && gids[0] != gids[1])) {
     return fail("process " + std::to_string(pid) +
-                " runs set-uid or set-gid: dprobe does not trace across a privilege boundary");
+                " runs set-uid or set-gid (its real and effective ids differ): dprobe does not "
+                "trace across a privilege boundary; start the program without its set-id bit, "
+                "as the user it should run as, and trace that");
   }
   if (me != 0 && ptrace_scope() >= 1) {
     return fail("ptrace is restricted to a process's descendants (kernel.yama.ptrace_scope = " +
@@ -178,7 +205,7 @@ int run_attach(const AttachOptions& options, std::ostream& errors) {
   TraceOptions trace{sources,     session_options,  options.format,
                      output.file, options.disabled, options.follow};
   Tracer tracer(*server, std::move(trace), std::move(*set), errors);
-  auto process = TracedProcess::stop(options.pid);
+  auto process = stop_at_load_point(options.pid, kLoadPointPatience);
   if (!process) {
     errors << "dprobe: error: " << process.error().message << "\n";
     return kExitFailure;

@@ -28,6 +28,8 @@ class ControlServer {
   ~ControlServer();
 
   const std::string& socket_path() const { return socket_path_; }
+  // The private directory the socket is in (mode 0700).
+  const std::string& directory() const { return dir_; }
 
   // The connection of process `pid` (checked by its credentials), or an
   // error if it exits or stays silent past the timeout.

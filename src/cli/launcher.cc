@@ -96,13 +96,18 @@ Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& ex
   return pid;
 }
 
-std::string agent_library_path() {
+// A library installed next to the dprobe executable.
+static std::string beside_dprobe(const std::string& name) {
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return "libdprobe_agent.so";
+  if (n <= 0) return name;
   std::string dir(self, static_cast<size_t>(n));
   dir.erase(dir.rfind('/'));
-  return dir + "/libdprobe_agent.so";
+  return dir + "/" + name;
 }
+
+std::string agent_library_path() { return beside_dprobe("libdprobe_agent.so"); }
+
+std::string attach_hook_path() { return beside_dprobe("libdprobe_attach.so"); }
 
 }  // namespace dprobe::cli

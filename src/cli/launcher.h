@@ -30,6 +30,8 @@ Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& ex
 
 // The agent library: next to the dprobe executable.
 std::string agent_library_path();
+// What `attach` has the process load to start the agent (attach_hook.c).
+std::string attach_hook_path();
 
 }  // namespace dprobe::cli
 

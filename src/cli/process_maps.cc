@@ -12,7 +12,9 @@ namespace {
 
 struct MapLine {
   uint64_t start;
+  uint64_t end;
   uint64_t offset;
+  bool executable;
   std::string path;
 };
 
@@ -24,6 +26,8 @@ std::optional<MapLine> parse_line(const std::string& line) {
   if (path.empty() || path[0] != '/') return std::nullopt;
   MapLine parsed;
   parsed.start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+  parsed.end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+  parsed.executable = perms.size() > 2 && perms[2] == 'x';
   parsed.offset = std::stoull(offset, nullptr, 16);
   parsed.path = path;
   return parsed;
@@ -54,6 +58,28 @@ Result<uint64_t> function_in(const MappedFile& file, const std::string& function
   const auto found = table.find(function);
   if (found.empty()) return fail(function + " is not in " + file.path);
   return file.bias + found.front().address;
+}
+
+Result<uint64_t> variable_in(const MappedFile& file, const std::string& variable) {
+  auto elf = symbols::ElfFile::open(file.path);
+  if (!elf) return fail(file.path + ": not an ELF object");
+  for (const symbols::FunctionSymbol& symbol : elf->variables()) {
+    if (symbol.name == variable) return file.bias + symbol.address;
+  }
+  return fail(variable + " is not in " + file.path);
+}
+
+std::vector<AddressRange> executable_ranges(pid_t pid, const std::string& path) {
+  std::vector<AddressRange> ranges;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    const auto parsed = parse_line(line);
+    if (parsed && parsed->executable && parsed->path == path) {
+      ranges.push_back({parsed->start, parsed->end});
+    }
+  }
+  return ranges;
 }
 
 }  // namespace dprobe::cli

@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 
@@ -30,6 +31,17 @@ std::optional<MappedFile> find_mapped_file(pid_t pid,
 
 // The address of `function` (a dynamic symbol of `file`) in the process.
 Result<uint64_t> function_in(const MappedFile& file, const std::string& function);
+// The address of the data object `variable` of `file` in the process.
+Result<uint64_t> variable_in(const MappedFile& file, const std::string& variable);
+
+struct AddressRange {
+  uint64_t begin;
+  uint64_t end;
+  bool contains(uint64_t address) const { return address >= begin && address < end; }
+};
+
+// The executable mappings of the file at `path` in the process.
+std::vector<AddressRange> executable_ranges(pid_t pid, const std::string& path);
 
 }  // namespace dprobe::cli
 

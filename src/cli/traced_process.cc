@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -171,7 +172,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
     const pid_t tid = ::waitpid(-1, &status, __WALL | WNOHANG);
     if (tid == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(pid_, SIGSTOP);  // take it back, then give up
+        if (auto back = take_back(saved, saved_fp); !back) return unexpected(back.error());
         return fail("the process did not finish the call in time (a lock it needs may be held)");
       }
       std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -179,9 +180,10 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
     }
     if (tid < 0) return fail("waiting for the call: " + errno_text());
     if (tid != pid_) {
-      // A thread the call created (the agent's own): seized already, it
-      // waits for the detach. Any other stop of another thread is left.
-      threads_.insert(tid);
+      // A thread the call created (the agent's own), seized through
+      // PTRACE_O_TRACECLONE: it runs untraced from its first stop, as the
+      // other threads do (the call may wait for it).
+      if (WIFSTOPPED(status)) ::ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
       continue;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) return fail("the process ended during the call");
@@ -204,6 +206,57 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
   return result;
 }
 
+// Stops the main thread inside the call that did not return, and puts its
+// registers back as they were before it: the call is abandoned where it
+// waited, and the thread goes on as if it had never been made.
+Result<void> TracedProcess::take_back(const user_regs_struct& regs,
+                                      const user_fpregs_struct& fp_regs) {
+  ::ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    const pid_t tid = ::waitpid(pid_, &status, __WALL | WNOHANG);
+    if (tid == pid_ && (WIFEXITED(status) || WIFSIGNALED(status))) {
+      return fail("the process ended during the call");
+    }
+    if (tid == pid_ && WIFSTOPPED(status)) {
+      if (!write_regs(pid_, regs) || ::ptrace(PTRACE_SETFPREGS, pid_, nullptr,
+                                              const_cast<user_fpregs_struct*>(&fp_regs)) != 0) {
+        return fail("cannot restore registers: " + errno_text());
+      }
+      return {};
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return fail("the process did not stop to be given its registers back");
+}
+
+Result<TracedProcess::StopPoint> TracedProcess::main_stop_point() const {
+  user_regs_struct regs{};
+  if (!read_regs(pid_, regs)) return fail("cannot read registers: " + errno_text());
+  return StopPoint{regs.rip, static_cast<long long>(regs.orig_rax) >= 0};
+}
+
+Result<void> TracedProcess::read(uint64_t address, void* out, size_t size) const {
+  iovec local{out, size};
+  iovec remote{reinterpret_cast<void*>(address), size};
+  if (::process_vm_readv(pid_, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(size)) {
+    return fail("cannot read the process's memory: " + errno_text());
+  }
+  return {};
+}
+
+void TracedProcess::release_other_threads() {
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (*it == pid_) {
+      ++it;
+      continue;
+    }
+    ::ptrace(PTRACE_DETACH, *it, nullptr, nullptr);
+    it = threads_.erase(it);
+  }
+}
+
 // A thread can only be let go from a ptrace stop. One created during a call
 // (seized through PTRACE_O_TRACECLONE) may not have reported its first stop
 // yet: wait for it, then let it go.
@@ -219,11 +272,24 @@ static void detach_thread(pid_t pid, pid_t tid) {
   }
 }
 
+// Whether this process traces the thread (TracerPid in its status).
+static bool traced_by_us(pid_t pid, pid_t tid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("TracerPid:", 0) == 0) return std::atol(line.c_str() + 10) == ::getpid();
+  }
+  return false;
+}
+
 void TracedProcess::detach() {
   if (!attached_) return;
   attached_ = false;
-  // Threads made while we held the process are seized too: find them all.
-  for (pid_t tid : list_threads(pid_)) threads_.insert(tid);
+  // Threads made while we held the process are seized too (those of the
+  // threads let go early are not): find them all.
+  for (pid_t tid : list_threads(pid_)) {
+    if (!threads_.contains(tid) && traced_by_us(pid_, tid)) threads_.insert(tid);
+  }
   for (pid_t tid : threads_) detach_thread(pid_, tid);
 }
 

@@ -15,6 +15,7 @@
 #define DPROBE_CLI_TRACED_PROCESS_H_
 
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include <chrono>
 #include <cstdint>
@@ -39,10 +40,23 @@ class TracedProcess {
   // zone); valid until the next push or call.
   Result<uint64_t> push_string(const std::string& text);
   // Calls function(args...) (integer arguments) on the process's main
-  // thread and returns what it returns.
+  // thread and returns what it returns. A call that does not return in
+  // time is taken back: the thread gets its registers again and goes on
+  // where it was stopped.
   Result<uint64_t> call(uint64_t function, std::initializer_list<uint64_t> args,
                         std::chrono::milliseconds timeout);
   void detach();
+
+  // Where the main thread is stopped: its pc, and whether in a system call.
+  struct StopPoint {
+    uint64_t pc;
+    bool in_system_call;
+  };
+  Result<StopPoint> main_stop_point() const;
+  Result<void> read(uint64_t address, void* out, size_t size) const;
+  // Lets every thread but the main one run on, untraced: a call on the main
+  // thread may need a lock one of them holds.
+  void release_other_threads();
 
   pid_t pid() const { return pid_; }
 
@@ -50,6 +64,7 @@ class TracedProcess {
   explicit TracedProcess(pid_t pid) : pid_(pid) {}
   Result<void> seize_all();
   Result<void> wait_for_stop(pid_t tid);
+  Result<void> take_back(const ::user_regs_struct& regs, const ::user_fpregs_struct& fp_regs);
 
   pid_t pid_;
   std::set<pid_t> threads_;

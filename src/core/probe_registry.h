@@ -84,6 +84,12 @@ class ProbeRegistry {
   // In a forked child, before anything is armed or disarmed there.
   Result<void> reopen_text_patcher() { return patcher_.reopen(); }
 
+  // Frees `object` once no trap handler that could have seen it is left.
+  template <typename T>
+  void retire(std::unique_ptr<T> object) {
+    epochs_.retire(std::move(object));
+  }
+
   // Frees what trap handlers can no longer hold.
   void reclaim() { epochs_.reclaim(); }
 

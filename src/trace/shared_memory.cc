@@ -86,6 +86,11 @@ SharedMemory& SharedMemory::operator=(SharedMemory&& other) noexcept {
 
 SharedMemory::~SharedMemory() { reset(); }
 
+void SharedMemory::close_descriptor() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
 void SharedMemory::reset() {
   if (data_ != nullptr) munmap(data_, size_);
   if (fd_ >= 0) close(fd_);

@@ -36,6 +36,8 @@ class SharedMemory {
   ~SharedMemory();
 
   int fd() const { return fd_; }
+  // Closes the descriptor once it was handed on; the mapping stays.
+  void close_descriptor();
   void* data() const { return data_; }
   size_t size() const { return size_; }
 

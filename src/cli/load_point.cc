@@ -1,0 +1,69 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/load_point.h"
+
+#include <link.h>
+
+#include <cstddef>
+#include <thread>
+
+namespace dprobe::cli {
+namespace {
+
+constexpr auto kRetryPause = std::chrono::milliseconds(2);
+
+bool is_loader(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  return base.rfind("ld-linux", 0) == 0 || base.rfind("ld-", 0) == 0;
+}
+
+}  // namespace
+
+bool is_libc(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  return base.rfind("libc.so", 0) == 0 || base.rfind("libc-", 0) == 0;
+}
+
+Result<LoadPoint> LoadPoint::of(pid_t pid) {
+  const auto loader = find_mapped_file(pid, is_loader);
+  const auto libc = find_mapped_file(pid, is_libc);
+  if (!loader || !libc) return fail("the process has no dynamic loader or C library mapped");
+  auto debug = variable_in(*loader, "_r_debug");
+  if (!debug) return unexpected(debug.error());
+  LoadPoint point;
+  point.loader_ = executable_ranges(pid, loader->path);
+  point.libc_ = executable_ranges(pid, libc->path);
+  point.r_state_ = *debug + offsetof(struct r_debug, r_state);
+  return point;
+}
+
+bool LoadPoint::inside(const std::vector<AddressRange>& ranges, uint64_t pc) const {
+  for (const AddressRange& range : ranges) {
+    if (range.contains(pc)) return true;
+  }
+  return false;
+}
+
+bool LoadPoint::reached(const TracedProcess& process) const {
+  int state = -1;
+  if (!process.read(r_state_, &state, sizeof(state)) || state != r_debug::RT_CONSISTENT) {
+    return false;
+  }
+  auto stop = process.main_stop_point();
+  if (!stop || inside(loader_, stop->pc)) return false;
+  return !inside(libc_, stop->pc) || stop->in_system_call;
+}
+
+Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience) {
+  auto point = LoadPoint::of(pid);
+  if (!point) return unexpected(point.error());
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (true) {
+    auto process = TracedProcess::stop(pid);
+    if (!process) return process;
+    if (point->reached(*process) || std::chrono::steady_clock::now() >= deadline) return process;
+    process->detach();
+    std::this_thread::sleep_for(kRetryPause);
+  }
+}
+
+}  // namespace dprobe::cli

@@ -1,0 +1,48 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// When a stopped process may be made to call dlopen (how `dprobe attach`
+// loads the agent): the dynamic loader idle (its r_debug says
+// RT_CONSISTENT: no load or unload under way, which a nested dlopen would
+// trip over), and the main thread, which makes the call, neither inside the
+// loader nor running C library code, where it may hold a lock that dlopen
+// takes too (malloc's). Blocked in a system call is fine.
+//
+//   auto process = stop_at_load_point(pid, std::chrono::seconds(2));
+#ifndef DPROBE_CLI_LOAD_POINT_H_
+#define DPROBE_CLI_LOAD_POINT_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <vector>
+
+#include "base/result.h"
+#include "cli/process_maps.h"
+#include "cli/traced_process.h"
+
+namespace dprobe::cli {
+
+class LoadPoint {
+ public:
+  // Finds the loader, the C library and r_debug in the process.
+  static Result<LoadPoint> of(pid_t pid);
+  bool reached(const TracedProcess& process) const;
+
+ private:
+  LoadPoint() = default;
+  bool inside(const std::vector<AddressRange>& ranges, uint64_t pc) const;
+
+  std::vector<AddressRange> loader_;
+  std::vector<AddressRange> libc_;
+  uint64_t r_state_ = 0;  // address of _r_debug.r_state
+};
+
+// Stops every thread at a load point: stops, looks, lets the process go
+// and tries again a moment later, for up to `patience`; past that, the
+// last stop as it is (the call is then protected by its timeout only).
+Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience);
+bool is_libc(const std::string& path);
+
+}  // namespace dprobe::cli
+
+#endif  // DPROBE_CLI_LOAD_POINT_H_

@@ -1,0 +1,325 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What the tests of attaching and of a dying tracer share: a program kept
+// running in the background while the test acts on it, and a look at its
+// memory from outside (/proc/PID/maps, /proc/PID/mem) to tell whether any
+// byte of its text (the program's, the C library's, the dynamic loader's)
+// is still patched.
+//
+//   LiveProcess busy({program("busy_loop_O2"), "4", "30"}, dir.file("out"), dir.file("err"));
+//   ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", std::chrono::seconds(10)));
+//   const TextSnapshot before = text_snapshot(busy.pid());
+//   ... attach, detach ...
+//   EXPECT_EQ(text_snapshot(busy.pid()), before);
+//   EXPECT_EQ(text_differences_from_file(busy.pid(), executable_path(busy.pid())), "");
+#ifndef DPROBE_TESTS_INTEGRATION_LIVE_PROCESS_H_
+#define DPROBE_TESTS_INTEGRATION_LIVE_PROCESS_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "integration/dprobe_run.h"
+#include "integration/elf_tools.h"
+
+namespace dprobe::integration {
+
+// Polls `done` every 2 ms until it holds or `limit` has passed.
+template <typename Predicate>
+bool eventually(Predicate done, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return done();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+// A process started in the background, in a process group of its own,
+// stdin from /dev/null, stdout and stderr into the files named. Unless it
+// was waited for, the group is killed at the end of scope.
+class LiveProcess {
+ public:
+  LiveProcess(const std::vector<std::string>& args, std::string out_path, std::string err_path)
+      : out_path_(std::move(out_path)), err_path_(std::move(err_path)) {
+    std::vector<std::string> storage = args;
+    std::vector<char*> argv;
+    for (std::string& arg : storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    if (!args.empty() && posix_spawn(&pid_, argv[0], &actions, &attr, argv.data(), environ) != 0) {
+      pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+  ~LiveProcess() {
+    // Once reaped, its pid (and group id) may be another process's.
+    if (pid_ <= 0 || reaped_) return;
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  LiveProcess(const LiveProcess&) = delete;
+  LiveProcess& operator=(const LiveProcess&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  std::string out() const { return read_file(out_path_); }
+  std::string err() const { return read_file(err_path_); }
+
+  // Whether `text` shows up in its stdout within `limit`.
+  bool wait_for_output(std::string_view text, std::chrono::milliseconds limit) const {
+    return eventually([&] { return out().find(text) != std::string::npos; }, limit);
+  }
+
+  // Its exit status (128 + signal when killed by one), once it has ended
+  // within `limit`; nullopt if it still runs.
+  std::optional<int> wait(std::chrono::milliseconds limit) {
+    if (reaped_ || pid_ <= 0) return status_;
+    int wstatus = 0;
+    pid_t done = 0;
+    if (!eventually([&] { return (done = ::waitpid(pid_, &wstatus, WNOHANG)) != 0; }, limit))
+      return std::nullopt;
+    reaped_ = true;
+    if (done == pid_) {
+      status_ = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    }
+    return status_;
+  }
+
+  void signal(int sig) const { ::kill(pid_, sig); }
+
+ private:
+  std::string out_path_;
+  std::string err_path_;
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  int status_ = -1;
+};
+
+// The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), 0 when gone.
+inline char process_state(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
+}
+
+// Runs, and is not a zombie: for processes the test is not the parent of.
+inline bool process_running(pid_t pid) {
+  const char state = process_state(pid);
+  return state != 0 && state != 'Z' && state != 'X';
+}
+
+// The number after the last `prefix` in `text` ("busy_loop: calls 123").
+inline std::optional<uint64_t> last_number_after(std::string_view text, std::string_view prefix) {
+  const size_t at = text.rfind(prefix);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t end = at + prefix.size();
+  uint64_t value = 0;
+  bool any = false;
+  for (; end < text.size() && text[end] >= '0' && text[end] <= '9'; ++end, any = true) {
+    value = value * 10 + static_cast<uint64_t>(text[end] - '0');
+  }
+  if (!any) return std::nullopt;
+  return value;
+}
+
+// VmRSS of the process, in KiB, from /proc/PID/status.
+inline std::optional<uint64_t> vm_rss_kib(pid_t pid) {
+  std::istringstream lines(read_file("/proc/" + std::to_string(pid) + "/status"));
+  std::string key;
+  uint64_t kib = 0;
+  while (lines >> key) {
+    if (key == "VmRSS:" && lines >> kib) return kib;
+    lines.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::nullopt;
+}
+
+// ---- The process's text, seen from outside ---------------------------------------
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  std::string perms;
+  uint64_t offset = 0;
+  std::string path;
+};
+
+inline std::vector<Mapping> read_maps(pid_t pid) {
+  std::vector<Mapping> maps;
+  std::istringstream lines(read_file("/proc/" + std::to_string(pid) + "/maps"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode;
+    std::getline(fields >> std::ws, path);
+    const size_t dash = range.find('-');
+    if (dash == std::string::npos) continue;
+    maps.push_back({std::stoull(range.substr(0, dash), nullptr, 16),
+                    std::stoull(range.substr(dash + 1), nullptr, 16), perms,
+                    std::stoull(offset, nullptr, 16), path});
+  }
+  return maps;
+}
+
+// `length` bytes at `address` of the process, from /proc/PID/mem.
+inline std::optional<std::string> read_memory(pid_t pid, uint64_t address, size_t length) {
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string bytes(length, '\0');
+  size_t done = 0;
+  while (done < length) {
+    const ssize_t n =
+        ::pread(fd, bytes.data() + done, length - done, static_cast<off_t>(address + done));
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done != length) return std::nullopt;
+  return bytes;
+}
+
+inline std::string executable_path(pid_t pid) {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string();
+}
+
+inline bool is_libc_path(std::string_view path) {
+  const std::string_view base = path.substr(path.rfind('/') + 1);
+  return base.starts_with("libc.so") || base.starts_with("libc-");
+}
+
+inline bool is_loader_path(std::string_view path) {
+  return path.substr(path.rfind('/') + 1).starts_with("ld-linux");
+}
+
+// The executable mappings of the program itself, of its C library and of
+// the dynamic loader (where dprobe watches for libraries), each with its
+// bytes: two snapshots are equal when no byte of that text
+// changed (and nothing was mapped or unmapped there).
+struct TextSnapshot {
+  std::vector<Mapping> mappings;
+  std::vector<std::string> bytes;
+  bool operator==(const TextSnapshot& other) const {
+    if (mappings.size() != other.mappings.size() || bytes != other.bytes) return false;
+    for (size_t i = 0; i < mappings.size(); ++i) {
+      if (mappings[i].start != other.mappings[i].start ||
+          mappings[i].end != other.mappings[i].end || mappings[i].path != other.mappings[i].path)
+        return false;
+    }
+    return true;
+  }
+};
+
+inline std::ostream& operator<<(std::ostream& os, const TextSnapshot& snapshot) {
+  for (size_t i = 0; i < snapshot.mappings.size(); ++i) {
+    os << "\n  " << hex(snapshot.mappings[i].start) << "-" << hex(snapshot.mappings[i].end) << " "
+       << snapshot.mappings[i].path << " (" << snapshot.bytes[i].size() << " bytes)";
+  }
+  return os;
+}
+
+inline TextSnapshot text_snapshot(pid_t pid) {
+  TextSnapshot snapshot;
+  const std::string exe = executable_path(pid);
+  for (const Mapping& m : read_maps(pid)) {
+    if (m.perms.find('x') == std::string::npos) continue;
+    if (m.path != exe && !is_libc_path(m.path) && !is_loader_path(m.path)) continue;
+    snapshot.mappings.push_back(m);
+    snapshot.bytes.push_back(read_memory(pid, m.start, m.end - m.start).value_or("<unreadable>"));
+  }
+  return snapshot;
+}
+
+// Where the executable mappings of `path` in the process differ from the
+// file's own bytes: "" when none does; else the first few addresses, with
+// the byte in memory and the byte in the file.
+inline std::string text_differences_from_file(pid_t pid, const std::string& path) {
+  const std::string file = read_file(path);
+  std::ostringstream differences;
+  int shown = 0;
+  bool mapped = false;
+  for (const Mapping& m : read_maps(pid)) {
+    if (m.path != path || m.perms.find('x') == std::string::npos) continue;
+    mapped = true;
+    const auto memory = read_memory(pid, m.start, m.end - m.start);
+    if (!memory) return "cannot read " + hex(m.start) + " of pid " + std::to_string(pid);
+    for (size_t i = 0; i < memory->size() && shown < 8; ++i) {
+      // Past the end of the file the page is zeros.
+      const char expected = m.offset + i < file.size() ? file[m.offset + i] : '\0';
+      if ((*memory)[i] == expected) continue;
+      differences << hex(m.start + i) << ": " << hex(static_cast<uint8_t>((*memory)[i]))
+                  << " in memory, " << hex(static_cast<uint8_t>(expected)) << " in the file; ";
+      ++shown;
+    }
+  }
+  if (!mapped) return path + " has no executable mapping in pid " + std::to_string(pid);
+  return differences.str();
+}
+
+// The run-time address of `symbol` of the process's executable: its
+// st_value (from nm) in the executable mapping that holds it; nullopt
+// without nm. Assumes the usual layout, where a text segment's file offset
+// and virtual address are equal.
+inline std::optional<uint64_t> symbol_address(pid_t pid, std::string_view symbol) {
+  const std::string exe = executable_path(pid);
+  const std::string nm = find_tool("nm");
+  if (nm.empty()) return std::nullopt;
+  const RunResult run = run_program({nm, "--defined-only", exe});
+  std::istringstream lines(run.out);
+  std::string line;
+  std::optional<uint64_t> value;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string address, type, name;
+    if (fields >> address >> type >> name && name == symbol) {
+      value = std::stoull(address, nullptr, 16);
+    }
+  }
+  if (!value) return std::nullopt;
+  for (const Mapping& m : read_maps(pid)) {
+    if (m.path != exe || m.perms.find('x') == std::string::npos) continue;
+    if (*value >= m.offset && *value < m.offset + (m.end - m.start))
+      return m.start + (*value - m.offset);
+  }
+  return std::nullopt;
+}
+
+// The byte at `address` of the process (0x100 when unreadable).
+inline unsigned first_byte(pid_t pid, uint64_t address) {
+  const auto byte = read_memory(pid, address, 1);
+  return byte ? static_cast<uint8_t>((*byte)[0]) : 0x100u;
+}
+
+constexpr unsigned kInt3 = 0xcc;
+
+}  // namespace dprobe::integration
+
+#endif  // DPROBE_TESTS_INTEGRATION_LIVE_PROCESS_H_
