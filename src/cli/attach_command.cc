@@ -152,11 +152,6 @@ Result<void> check_attachable(pid_t pid) {
     return fail("process " + std::to_string(pid) +
                 " has exited (its parent has not reaped it yet): there is nothing to trace");
   }
-  const uid_t me = ::getuid();
-  if (me != 0 && st.st_uid != me) {
-    return fail("process " + std::to_string(pid) + " belongs to another user (uid " +
-                std::to_string(st.st_uid) + "): attach as that user, or as root");
-  }
   const auto uids = status_ids(pid, "Uid");
   const auto gids = status_ids(pid, "Gid");
   if ((uids.size() >= 2 && uids[0] != uids[1]) || (gids.size() >= 2 && gids[0] != gids[1])) {
@@ -165,10 +160,24 @@ Result<void> check_attachable(pid_t pid) {
                 "trace across a privilege boundary; start the program without its set-id bit, "
                 "as the user it should run as, and trace that");
   }
+  const uid_t me = ::getuid();
+  if (me == 0 && st.st_uid != 0) {
+    // The agent talks to a dprobe of its own user only, through a socket
+    // in that user's private directory.
+    return fail("process " + std::to_string(pid) + " runs as uid " + std::to_string(st.st_uid) +
+                ": attach as that user (for example: setpriv --reuid=" + std::to_string(st.st_uid) +
+                " --regid=" + std::to_string(st.st_gid) +
+                " --clear-groups dprobe attach ...), not as root");
+  }
+  if (me != 0 && st.st_uid != me) {
+    return fail("process " + std::to_string(pid) + " belongs to another user (uid " +
+                std::to_string(st.st_uid) + "): attach as that user");
+  }
   if (me != 0 && ptrace_scope() >= 1) {
     return fail("ptrace is restricted to a process's descendants (kernel.yama.ptrace_scope = " +
                 std::to_string(ptrace_scope()) +
-                "): run dprobe as root, or set it to 0 with sysctl kernel.yama.ptrace_scope=0");
+                "): give dprobe the capability (setcap cap_sys_ptrace+ep dprobe), or set it to "
+                "0 with sysctl kernel.yama.ptrace_scope=0");
   }
   return {};
 }

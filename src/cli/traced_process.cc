@@ -43,7 +43,7 @@ std::string seize_failure(pid_t pid) {
   if (error == EPERM) {
     text +=
         " (it belongs to another user, is set-uid, or ptrace is restricted: see "
-        "/proc/sys/kernel/yama/ptrace_scope; run dprobe as its user, or as root)";
+        "/proc/sys/kernel/yama/ptrace_scope; run dprobe as its user)";
   } else if (error == ESRCH) {
     text = "no such process: " + std::to_string(pid);
   }

@@ -346,9 +346,8 @@ TEST(Attach, AnotherUsersProcessIsRefusedSayingWhatToDo) {
       GTEST_SKIP() << "needs root and setpriv, or a pid 1 of another user";
     const RunResult run = run_dprobe(attach_args(1, "0.1"));
     EXPECT_EQ(run.status, 1) << run;
-    EXPECT_THAT(run.err,
-                HasSubstr("process 1 belongs to another user (uid " + std::to_string(st.st_uid) +
-                          "): attach as that user, or as root"))
+    EXPECT_THAT(run.err, HasSubstr("process 1 belongs to another user (uid " +
+                                   std::to_string(st.st_uid) + "): attach as that user"))
         << run;
     return;
   }
@@ -362,7 +361,30 @@ TEST(Attach, AnotherUsersProcessIsRefusedSayingWhatToDo) {
   const RunResult run = run_dprobe_as(kOtherUser, attach_args(busy.pid(), "0.2"));
   EXPECT_EQ(run.status, 1) << run;
   EXPECT_EQ(run.err, "dprobe: error: process " + std::to_string(busy.pid()) +
-                         " belongs to another user (uid 65534): attach as that user, or as root\n")
+                         " belongs to another user (uid 65534): attach as that user\n")
+      << run;
+  EXPECT_EQ(text_snapshot(busy.pid()), before);
+  EXPECT_TRUE(busy.making_progress());
+}
+
+// Root, too, attaches only to root's processes: the agent talks to a
+// dprobe of its own user only (the socket is in that user's private
+// directory). The error says how to attach as that user.
+TEST(Attach, RootAttachesAsTheProcesssUser) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  if (setpriv_as_root().empty()) GTEST_SKIP() << "needs root and setpriv";
+  if (!can_run_the_build(kNobody)) GTEST_SKIP() << "the build directory is not open to other users";
+  const std::string id = std::to_string(kNobody);
+  Busy busy(dir, {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"}, 2, 60);
+  ASSERT_TRUE(busy.ready) << busy.process.out() << busy.process.err();
+  const TextSnapshot before = text_snapshot(busy.pid());
+  const RunResult run = run_dprobe(attach_args(busy.pid(), "0.2"));
+  EXPECT_EQ(run.status, 1) << run;
+  EXPECT_EQ(run.err, "dprobe: error: process " + std::to_string(busy.pid()) +
+                         " runs as uid 65534: attach as that user (for example: setpriv "
+                         "--reuid=65534 --regid=65534 --clear-groups dprobe attach ...), not as "
+                         "root\n")
       << run;
   EXPECT_EQ(text_snapshot(busy.pid()), before);
   EXPECT_TRUE(busy.making_progress());
