@@ -38,7 +38,8 @@ std::vector<std::string> writes_of(const std::string& text) {
 
 std::string lines(size_t count, size_t width) {
   std::string text;
-  for (size_t i = 0; i < count; ++i) text += std::string(width - 1, 'a' + i % 26) + "\n";
+  for (size_t i = 0; i < count; ++i)
+    text += std::string(width - 1, static_cast<char>('a' + i % 26)) + "\n";
   return text;
 }
 
