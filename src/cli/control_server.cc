@@ -84,6 +84,10 @@ std::optional<ControlServer::Connection> ControlServer::accept_any(std::chrono::
   return Connection{conn, static_cast<pid_t>(peer->pid)};
 }
 
+void ControlServer::stop_accepting() {
+  if (listener_ >= 0) ::shutdown(listener_, SHUT_RDWR);
+}
+
 Result<int> ControlServer::accept_from(pid_t pid, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {

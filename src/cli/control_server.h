@@ -42,6 +42,8 @@ class ControlServer {
     pid_t pid;
   };
   std::optional<Connection> accept_any(std::chrono::milliseconds wait);
+  // Wakes a thread waiting in accept_any; no connection is taken after.
+  void stop_accepting();
 
  private:
   ControlServer(std::string dir, int listener);

@@ -142,6 +142,7 @@ void Tracer::detach_all(std::chrono::milliseconds timeout) {
 
 void Tracer::finish() {
   if (stop_.exchange(true)) return;
+  server_.stop_accepting();
   if (acceptor_.joinable()) acceptor_.join();
   if (drainer_.joinable()) drainer_.join();
   drain_pass();
