@@ -2,7 +2,8 @@
 # The main job from a fresh Debian 12 machine: installs what is missing,
 # builds, and traces real programs of the machine: ls opening directories
 # (libc's opendir, the path fetched as a string), then sqlite3 preparing
-# its statements, with the profile of hits at the end.
+# its statements, with the profile of hits at the end; then attaches for a
+# second to a python3 loop that is already running, and detaches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,3 +14,9 @@ build/dprobe run --profile \
   -e 'p:sqlite/prepare libsqlite3.so.0:sqlite3_prepare_v2 sql=+0(%si):string' \
   -e 'p:sqlite/step libsqlite3.so.0:sqlite3_step' \
   -- sqlite3 :memory: 'create table t(a); insert into t values (1), (2); select sum(a) from t;'
+/usr/bin/python3 -c 'import time
+for _ in range(100): time.sleep(0.05)' &
+sleep 0.5  # its start-up done: the loop runs
+build/dprobe attach -p $! --duration 1 --profile \
+  -e 'p:py/nap libc.so.6:clock_nanosleep' -e 'r:py/malloc libc.so.6:malloc rv=$retval'
+wait
