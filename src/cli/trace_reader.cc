@@ -24,13 +24,18 @@ TraceReader::TraceReader(const trace::TraceMemory& memory,
 }
 
 size_t TraceReader::poll() {
-  for (uint32_t i = 0; i < memory_.slot_count(); ++i) drain_slot(i);
-  const size_t count = lines_.size();
-  flush();
+  const size_t count = collect(pass_);
+  pass_.write(out_);
   return count;
 }
 
-void TraceReader::drain_slot(uint32_t index) {
+size_t TraceReader::collect(TracePass& pass) {
+  const size_t before = pass.size();
+  for (uint32_t i = 0; i < memory_.slot_count(); ++i) drain_slot(i, pass);
+  return pass.size() - before;
+}
+
+void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
   trace::SlotState& state = memory_.slot(index);
   const uint32_t value = state.state.load(std::memory_order_acquire);
   if (value != trace::kSlotActive && value != trace::kSlotRetired) return;
@@ -48,7 +53,7 @@ void TraceReader::drain_slot(uint32_t index) {
   }
   trace::RingReader& reader = *slot.reader;
   reader.drain([&](const trace::RecordHeader* header, std::span<const std::byte> record) {
-    take(slot, header, record);
+    take(slot, header, record, pass);
   });
   if (reader.corrupt()) {
     problems_.push_back("ring of thread " + std::to_string(reader.tid()) + ": " +
@@ -64,7 +69,7 @@ void TraceReader::drain_slot(uint32_t index) {
 }
 
 void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
-                       std::span<const std::byte> record) {
+                       std::span<const std::byte> record, TracePass& pass) {
   if (header->type == trace::kCommRecordType && record.size() >= trace::kCommRecordSize) {
     const auto* name = reinterpret_cast<const char*>(record.data()) + trace::kRecordHeaderSize;
     slot.comm.assign(name, strnlen(name, 16));
@@ -72,23 +77,23 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   }
   if (header->type >= events_by_id_.size() || events_by_id_[header->type] == nullptr) return;
   const trace::EventDesc& event = *events_by_id_[header->type];
-  const size_t begin = text_.size();
+  std::string& text = pass.text();
+  const size_t begin = text.size();
   if (format_ == OutputFormat::kJson) {
-    formatter_.format_json(event, record, slot.comm, text_);
+    formatter_.format_json(event, record, slot.comm, text);
   } else {
-    formatter_.format_text(event, record, slot.comm, text_);
+    formatter_.format_text(event, record, slot.comm, text);
   }
-  lines_.push_back({header->timestamp_ns, begin, text_.size()});
+  pass.add(header->timestamp_ns, begin, text.size());
 }
 
-// Each ring is in order already; across threads the pass is put in order.
-void TraceReader::flush() {
+void TracePass::write(std::FILE* out) {
   std::stable_sort(lines_.begin(), lines_.end(),
                    [](const Line& a, const Line& b) { return a.timestamp < b.timestamp; });
   sorted_.clear();
   for (const Line& line : lines_) sorted_.append(text_, line.begin, line.end - line.begin);
-  std::fflush(out_);
-  write_whole_lines(::fileno(out_), sorted_);
+  std::fflush(out);
+  write_whole_lines(::fileno(out), sorted_);
   lines_.clear();
   text_.clear();
 }

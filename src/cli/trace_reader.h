@@ -25,6 +25,31 @@ namespace dprobe::cli {
 
 enum class OutputFormat : uint8_t { kText, kJson };
 
+// The lines of one drain pass, from one reader or from several (the
+// processes of a trace), written out in time order: each ring is in order
+// already, the pass puts the rings together.
+class TracePass {
+ public:
+  std::string& text() { return text_; }
+  // The line text()[begin, end) happened at `timestamp`.
+  void add(uint64_t timestamp, size_t begin, size_t end) {
+    lines_.push_back({timestamp, begin, end});
+  }
+  size_t size() const { return lines_.size(); }
+  // Writes the lines in order (whole lines per write), then empties.
+  void write(std::FILE* out);
+
+ private:
+  struct Line {
+    uint64_t timestamp;
+    size_t begin;
+    size_t end;
+  };
+  std::string text_;
+  std::vector<Line> lines_;
+  std::string sorted_;
+};
+
 class TraceReader {
  public:
   TraceReader(const trace::TraceMemory& memory, const std::vector<trace::EventDesc>& events,
@@ -32,6 +57,8 @@ class TraceReader {
 
   // One pass over all rings; returns the records written.
   size_t poll();
+  // The same, the lines going into `pass` (written by the caller).
+  size_t collect(TracePass& pass);
 
   // Records dropped: rings that were full, and hits that found no ring.
   uint64_t lost() const;
@@ -44,15 +71,9 @@ class TraceReader {
     std::optional<trace::RingReader> reader;
     std::string comm;  // the thread's name at this point of its ring
   };
-  struct Line {
-    uint64_t timestamp;
-    size_t begin;
-    size_t end;
-  };
-
-  void drain_slot(uint32_t index);
-  void take(Slot& slot, const trace::RecordHeader* header, std::span<const std::byte> record);
-  void flush();
+  void drain_slot(uint32_t index, TracePass& pass);
+  void take(Slot& slot, const trace::RecordHeader* header, std::span<const std::byte> record,
+            TracePass& pass);
 
   const trace::TraceMemory& memory_;
   std::vector<const trace::EventDesc*> events_by_id_;
@@ -62,9 +83,7 @@ class TraceReader {
   std::vector<Slot> slots_;
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
   std::vector<std::string> problems_;
-  std::string text_;
-  std::string sorted_;
-  std::vector<Line> lines_;
+  TracePass pass_;
 };
 
 }  // namespace dprobe::cli

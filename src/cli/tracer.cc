@@ -66,11 +66,41 @@ size_t Tracer::drain_pass() {
   std::lock_guard lock(mutex_);
   if (const int request = take_tracing_request(); request != 0) {
     tracing_on_ = request == 1;
-    for (auto& traced : traced_) traced->events->apply(tracing_on_);
+    for (auto& traced : traced_) {
+      if (traced->events) traced->events->apply(tracing_on_);
+    }
   }
+  // A session that had ended before this pass has nothing left to write
+  // after it: read to the end here, it goes.
+  std::vector<Traced*> ended;
   size_t written = 0;
-  for (auto& traced : traced_) written += traced->reader->poll();
+  for (auto& traced : traced_) {
+    if (!traced->reader) continue;
+    if (traced->session->ended()) ended.push_back(traced.get());
+    written += traced->reader->collect(pass_);
+  }
+  pass_.write(options_.out);
+  for (Traced* traced : ended) let_go(*traced);
   return written;
+}
+
+void Tracer::let_go(Traced& traced) {
+  for (size_t i = 0; i < traced.set->specs().size(); ++i) {
+    traced.counts.push_back(count_of(traced, i));
+  }
+  lost_ += traced.reader->lost();
+  problems_.insert(problems_.end(), traced.reader->problems().begin(),
+                   traced.reader->problems().end());
+  traced.ended = true;
+  traced.events.reset();
+  traced.reader.reset();
+  traced.session.reset();
+}
+
+std::pair<uint64_t, uint64_t> Tracer::count_of(const Traced& traced, size_t spec) const {
+  if (traced.ended) return traced.counts[spec];
+  const auto& counter = traced.session->memory().counter(traced.set->specs()[spec].event.id);
+  return {counter.hits.load(), counter.misses.load()};
 }
 
 void Tracer::drain_loop() {
@@ -124,7 +154,7 @@ const lang::DefinitionSet& Tracer::set_for(const std::string& executable, pid_t 
 bool Tracer::all_ended() {
   std::lock_guard lock(mutex_);
   for (auto& traced : traced_) {
-    if (!traced->session->ended()) return false;
+    if (!traced->ended && !traced->session->ended()) return false;
   }
   return true;
 }
@@ -132,7 +162,7 @@ bool Tracer::all_ended() {
 void Tracer::detach_all(std::chrono::milliseconds timeout) {
   std::lock_guard lock(mutex_);
   for (auto& traced : traced_) {
-    if (traced->session->ended()) continue;
+    if (traced->ended || traced->session->ended()) continue;
     if (auto detached = traced->session->detach(timeout); !detached) {
       errors_ << "dprobe: error: pid " << traced->session->pid() << ": " << detached.error().message
               << "\n";
@@ -146,13 +176,15 @@ void Tracer::finish() {
   if (acceptor_.joinable()) acceptor_.join();
   if (drainer_.joinable()) drainer_.join();
   drain_pass();
-  uint64_t lost = 0;
+  uint64_t lost = lost_;
+  std::vector<std::string> problems = problems_;
   for (auto& traced : traced_) {
-    for (const std::string& problem : traced->reader->problems()) {
-      errors_ << "dprobe: warning: " << problem << "\n";
-    }
+    if (traced->ended) continue;
+    problems.insert(problems.end(), traced->reader->problems().begin(),
+                    traced->reader->problems().end());
     lost += traced->reader->lost();
   }
+  for (const std::string& problem : problems) errors_ << "dprobe: warning: " << problem << "\n";
   if (lost > 0) errors_ << "dprobe: " << lost << " events lost (rings full; try --buffer-size)\n";
 }
 
@@ -169,11 +201,11 @@ void Tracer::print_profile(std::FILE* out) {
   };
   for (const trace::ProbeSpec& spec : first_set_->specs()) note(spec.event);
   for (auto& traced : traced_) {
-    for (const trace::ProbeSpec& spec : traced->set->specs()) {
-      const trace::EventCounter& counter = traced->session->memory().counter(spec.event.id);
-      auto& [hits, misses] = counts[note(spec.event)];
-      hits += counter.hits.load();
-      misses += counter.misses.load();
+    for (size_t i = 0; i < traced->set->specs().size(); ++i) {
+      const auto [spec_hits, spec_misses] = count_of(*traced, i);
+      auto& [hits, misses] = counts[note(traced->set->specs()[i].event)];
+      hits += spec_hits;
+      misses += spec_misses;
     }
   }
   for (const std::string& key : order) {

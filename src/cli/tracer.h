@@ -74,11 +74,15 @@ class Tracer {
   void print_profile(std::FILE* out);
 
  private:
+  // One process. When its session has ended and its rings are read to the
+  // end, only its counts stay (its trace memory is let go).
   struct Traced {
     std::unique_ptr<Session> session;
     const lang::DefinitionSet* set;
     std::unique_ptr<TraceReader> reader;
     std::unique_ptr<EventSwitch> events;
+    std::vector<std::pair<uint64_t, uint64_t>> counts;  // hits, misses per spec, once ended
+    bool ended = false;
   };
 
   void drain_loop();
@@ -86,6 +90,8 @@ class Tracer {
   void take(const ControlServer::Connection& connection);
   const lang::DefinitionSet& set_for(const std::string& executable, pid_t pid);
   size_t drain_pass();
+  void let_go(Traced& traced);
+  std::pair<uint64_t, uint64_t> count_of(const Traced& traced, size_t spec) const;
 
   ControlServer& server_;
   TraceOptions options_;
@@ -95,6 +101,9 @@ class Tracer {
   std::mutex mutex_;  // traced_ and the tracing switch
   std::vector<std::unique_ptr<Traced>> traced_;
   bool tracing_on_ = true;
+  TracePass pass_;  // every process's lines of one drain, in time order
+  uint64_t lost_ = 0;
+  std::vector<std::string> problems_;
   std::atomic<bool> stop_{false};
   std::thread drainer_;
   std::thread acceptor_;

@@ -90,6 +90,9 @@ TEST(ForkExec, WithFollowTheChildIsTracedUnderItsOwnPid) {
   EXPECT_EQ(child[0].arg("who"), "2");
   EXPECT_EQ(child[0].comm, "forks_O2");
   EXPECT_EQ(hits_of(run.out, "work"), 3u) << run;
+  // One trace, as the kernel's: the processes' lines in time order, the
+  // child's call (who=2) between the parent's two.
+  EXPECT_EQ(who_values(lines), (std::vector<std::string>{"1", "2", "3"})) << run;
 }
 
 // A child that execs another program (sleep, whose one call of
