@@ -14,9 +14,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "agent/agent_state.h"
 #include "agent/arming.h"
@@ -30,6 +33,8 @@
 #include "agent/thread_trace.h"
 #include "agent/unsafe_code.h"
 #include "agent/vdso.h"
+#include "arch/runtime/agent_descriptors.h"
+#include "arch/runtime/raw_syscall.h"
 #include "protocol/channel.h"
 #include "trace/fetch_exec.h"
 #include "trace/ring_buffer.h"
@@ -49,14 +54,73 @@ ControlConfig& config() {
   return config;
 }
 
-// Children the program starts are not traced unless followed: the agent
-// takes itself out of the environment they inherit (an exec of the traced
-// process itself puts it back, see exec.cc).
-void scrub_environment(const std::string& agent_path) {
-  ::unsetenv(kControlEnv);
-  ::unsetenv(kFollowEnv);
-  const char* preload = std::getenv("LD_PRELOAD");
-  if (preload == nullptr) return;
+// The block of "NAME=value" strings the kernel placed above the stack at
+// exec: what /proc/PID/environ shows, whatever setenv/unsetenv do to the
+// `environ` array later. From fields 50 and 51 of /proc/self/stat.
+struct EnvironmentBlock {
+  uintptr_t start = 0;
+  uintptr_t end = 0;
+  bool holds(const char* text) const {
+    const auto at = reinterpret_cast<uintptr_t>(text);
+    return at >= start && at < end;
+  }
+};
+
+EnvironmentBlock environment_block() {
+  EnvironmentBlock block;
+  FILE* stat = std::fopen("/proc/self/stat", "re");
+  if (stat == nullptr) return block;
+  char text[1024] = {};
+  const size_t n = std::fread(text, 1, sizeof(text) - 1, stat);
+  std::fclose(stat);
+  text[n] = '\0';
+  const char* field = std::strrchr(text, ')');  // the command may hold spaces and ')'
+  // Fields after ")": state is the 3rd of the line; env_start the 50th.
+  for (int number = 2; field != nullptr && number < 50; ++number) {
+    field = std::strchr(field + 1, ' ');
+  }
+  if (field == nullptr || std::sscanf(field, " %lu %lu", &block.start, &block.end) != 2 ||
+      block.start >= block.end) {
+    return {};
+  }
+  return block;
+}
+
+// Blanks the original string `entry` in the block (the program's environ
+// no longer points at it), or, when `kept` is not empty, writes
+// "NAME=kept" there (it is shorter) and blanks the rest: /proc/PID/environ
+// then shows what the program's getenv sees.
+void rewrite_original(char* entry, const std::string& kept) {
+  const size_t length = std::strlen(entry);
+  size_t at = 0;
+  if (!kept.empty()) {
+    const char* equals = std::strchr(entry, '=');
+    at = equals == nullptr ? length : static_cast<size_t>(equals - entry) + 1;
+    const size_t room = length - at;
+    const size_t copied = std::min(room, kept.size());
+    std::memcpy(entry + at, kept.data(), copied);
+    at += copied;
+  }
+  std::memset(entry + at, 0, length - at);
+}
+
+// The agent's own entries in the original block, before unsetenv drops
+// them from the environ array.
+std::vector<char*> original_entries(const EnvironmentBlock& block) {
+  std::vector<char*> found;
+  if (environ == nullptr) return found;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!block.holds(*entry)) continue;
+    // Only DPROBE_CONTROL and DPROBE_FOLLOW are the agent's among DPROBE_*.
+    for (const char* name : {"LD_PRELOAD=", "DPROBE_CONTROL=", "DPROBE_FOLLOW="}) {
+      if (std::strncmp(*entry, name, std::strlen(name)) == 0) found.push_back(*entry);
+    }
+  }
+  return found;
+}
+
+// LD_PRELOAD without the agent: "" when nothing else was preloaded.
+std::string preload_without(const char* preload, const std::string& agent_path) {
   std::string kept;
   std::string_view rest(preload);
   while (!rest.empty()) {
@@ -66,11 +130,26 @@ void scrub_environment(const std::string& agent_path) {
       kept += (kept.empty() ? "" : ":") + std::string(entry);
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
   }
+  return kept;
+}
+
+// Children the program starts are not traced unless followed: the agent
+// takes itself out of the environment they inherit (an exec of the traced
+// process itself puts it back, see exec.cc), and out of the original
+// block, where /proc/PID/environ would still show it to the program (one
+// that cleared its environment and reads that file, say).
+void scrub_environment(const std::string& agent_path) {
+  const std::vector<char*> originals = original_entries(environment_block());
+  const char* preload = std::getenv("LD_PRELOAD");
+  const std::string kept = preload != nullptr ? preload_without(preload, agent_path) : "";
+  ::unsetenv(kControlEnv);
+  ::unsetenv(kFollowEnv);
   if (kept.empty()) {
     ::unsetenv("LD_PRELOAD");
-  } else {
+  } else if (preload != nullptr) {
     ::setenv("LD_PRELOAD", kept.c_str(), 1);
   }
+  for (char* entry : originals) rewrite_original(entry, entry[0] == 'L' ? kept : std::string());
 }
 
 std::string own_path() {
@@ -112,36 +191,20 @@ class Agent {
  public:
   // False when the agent could not take part (no CLI, a refused start).
   bool start(const char* control_path) {
-    socket_ = connect_to(control_path);
-    if (socket_ < 0) return false;
-    protocol::Hello hello;
-    hello.pid = static_cast<uint32_t>(::getpid());
-    hello.objects = loaded_objects();
-    if (!protocol::send_message(socket_, protocol::MessageType::kHello, encode(hello)))
-      return false;
-    auto message = protocol::receive_message(socket_);
-    if (!message || message->type != protocol::MessageType::kProbes) return false;
-    auto probes = protocol::decode_probes(message->payload);
-    if (!probes) return false;
-    protocol::ArmReport report = prepare(*probes);
-    const int memory_fd = shm_ ? shm_->fd() : -1;
-    const bool sent = protocol::send_message(socket_, protocol::MessageType::kArmReport,
-                                             encode(report), memory_fd)
-                          .has_value();
-    if (shm_) shm_->close_descriptor();  // the CLI has its own now
-    if (!sent) {
+    socket_ = std::make_unique<arch::AgentDescriptor>();
+    // High and registered: the program's close/dup2 of every number leave it be.
+    if (!socket_->adopt(connect_to(control_path))) return false;
+    if (!handshake()) {
+      // Whatever failed, the process keeps nothing of the session: no
+      // probe armed, no socket left open in it.
       disarm_everything();
-      return false;
-    }
-    auto answer = protocol::receive_message(socket_);
-    if (!answer || answer->type != protocol::MessageType::kGo) {
-      disarm_everything();
+      socket_->close();
       return false;
     }
     agent_state().recording.store(true);
     // From now on one thread of the agent's reads the channel: it follows
     // the CLI, and lets the program go if the CLI dies.
-    if (!Controller::instance().start(socket_)) {
+    if (!Controller::instance().start(std::move(socket_))) {
       disarm_everything();
       return false;
     }
@@ -149,6 +212,29 @@ class Agent {
   }
 
  private:
+  // Hello, probes, arm report, Go: true once the CLI said Go.
+  bool handshake() {
+    const int socket = socket_->fd();
+    protocol::Hello hello;
+    hello.pid = arch::raw_getpid();
+    hello.objects = loaded_objects();
+    if (!protocol::send_message(socket, protocol::MessageType::kHello, encode(hello))) return false;
+    auto message = protocol::receive_message(socket);
+    if (!message || message->type != protocol::MessageType::kProbes) return false;
+    auto probes = protocol::decode_probes(message->payload);
+    if (!probes) return false;
+    protocol::ArmReport report = prepare(*probes);
+    const int memory_fd = shm_ ? shm_->fd() : -1;
+    const bool sent =
+        socket_->intact() &&
+        protocol::send_message(socket, protocol::MessageType::kArmReport, encode(report), memory_fd)
+            .has_value();
+    if (shm_) shm_->close_descriptor();  // the CLI has its own now
+    if (!sent) return false;
+    auto answer = protocol::receive_message(socket);
+    return answer && answer->type == protocol::MessageType::kGo && socket_->intact();
+  }
+
   protocol::ArmReport prepare(const protocol::Probes& probes) {
     AgentState& state = agent_state();
     const bool returns_ok = !probes.return_probes || init_return_probes();
@@ -233,7 +319,7 @@ class Agent {
     return memory;
   }
 
-  int socket_ = -1;
+  std::unique_ptr<arch::AgentDescriptor> socket_;
   trace::SharedMemory* shm_ = nullptr;
 };
 

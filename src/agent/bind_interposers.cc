@@ -15,11 +15,12 @@
 namespace dprobe::agent {
 namespace {
 
-// What interpose.cc and exec.cc export.
+// What interpose.cc, exec.cc and descriptors.cc export.
 constexpr std::array kInterposed = {
     "sigaction", "signal", "sigprocmask", "pthread_sigmask", "prctl",   "pthread_setname_np",
     "backtrace", "execve", "execv",       "execvp",          "execvpe", "execl",
-    "execlp",    "execle", "fexecve",     "execveat",
+    "execlp",    "execle", "fexecve",     "execveat",        "close",   "close_range",
+    "closefrom", "dup2",   "dup3",
 };
 
 #if defined(__x86_64__)

@@ -41,14 +41,15 @@ Controller& Controller::instance() { return *current(); }
 void Controller::forget_after_fork() {
   Controller*& controller = current();
   // The child's copy of the descriptor: the parent's connection stays up.
-  if (controller->socket_ >= 0) ::close(controller->socket_);
+  if (controller->socket_) controller->socket_->close();
   controller = new Controller;
 }
 
-bool Controller::start(int socket) {
+bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
   {
     std::lock_guard lock(mutex_);
-    socket_ = socket;
+    if (socket_) socket_->close();  // an earlier session's, long gone
+    socket_ = std::move(socket);
     closed_ = false;
     answer_.reset();
   }
@@ -70,7 +71,12 @@ bool Controller::start(int socket) {
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, &before, sizeof(uint64_t));
   const int created = ::pthread_create(&thread, nullptr, body, this);
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &before, nullptr, sizeof(uint64_t));
-  if (created != 0) return false;
+  if (created != 0) {
+    std::lock_guard lock(mutex_);
+    socket_->close();
+    closed_ = true;
+    return false;
+  }
   ::pthread_detach(thread);
   return true;
 }
@@ -78,14 +84,18 @@ bool Controller::start(int socket) {
 void Controller::read_loop() {
   AgentState& state = agent_state();
   while (true) {
-    pollfd pfd{socket_, POLLIN, 0};
+    const int socket = checked_socket();
+    if (socket < 0) break;  // the program took the number: as if the CLI died
+    pollfd pfd{socket, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, kReclaimMilliseconds);
     if (state.registry) {
       std::lock_guard lock(state.registry_writer);
       state.registry->reclaim();
     }
     if (ready <= 0) continue;
-    auto message = protocol::receive_message(socket_);
+    const int now = checked_socket();  // moved away by a dup2 onto it, or taken
+    if (now < 0) break;
+    auto message = protocol::receive_message(now);
     if (!message) break;  // the CLI is gone
     if (message->type == protocol::MessageType::kProbes) {
       auto probes = protocol::decode_probes(message->payload);
@@ -95,7 +105,9 @@ void Controller::read_loop() {
     } else if (message->type == protocol::MessageType::kDetach) {
       disarm_everything();
       std::lock_guard lock(send_mutex_);
-      (void)protocol::send_message(socket_, protocol::MessageType::kDetached, {});
+      if (const int reply = checked_socket(); reply >= 0) {
+        (void)protocol::send_message(reply, protocol::MessageType::kDetached, {});
+      }
     }
   }
   let_go();
@@ -105,18 +117,20 @@ void Controller::read_loop() {
 void Controller::let_go() {
   disarm_everything();
   std::lock_guard lock(mutex_);
-  ::close(socket_);
+  socket_->close();  // only if the number is still ours
   closed_ = true;
   answered_.notify_all();
 }
 
 std::optional<protocol::Probes> Controller::ask(const protocol::ObjectsChanged& changed) {
   std::unique_lock lock(mutex_);
-  if (socket_ < 0 || closed_) return std::nullopt;
+  if (!socket_ || closed_) return std::nullopt;
   answer_.reset();
   {
     std::lock_guard send_lock(send_mutex_);
-    if (!protocol::send_message(socket_, protocol::MessageType::kObjectsChanged, encode(changed))) {
+    const int socket = checked_socket();
+    if (socket < 0) return std::nullopt;
+    if (!protocol::send_message(socket, protocol::MessageType::kObjectsChanged, encode(changed))) {
       return std::nullopt;
     }
   }
@@ -128,7 +142,14 @@ std::optional<protocol::Probes> Controller::ask(const protocol::ObjectsChanged& 
 
 void Controller::send_report(const protocol::ArmReport& report) {
   std::lock_guard lock(send_mutex_);
-  (void)protocol::send_message(socket_, protocol::MessageType::kArmReport, encode(report));
+  const int socket = checked_socket();
+  if (socket >= 0)
+    (void)protocol::send_message(socket, protocol::MessageType::kArmReport, encode(report));
+}
+
+int Controller::checked_socket() {
+  if (socket_ && socket_->intact()) return socket_->fd();
+  return -1;
 }
 
 }  // namespace dprobe::agent

@@ -12,9 +12,11 @@
 #define DPROBE_AGENT_CONTROLLER_H_
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 
+#include "arch/runtime/agent_descriptors.h"
 #include "protocol/messages.h"
 
 namespace dprobe::agent {
@@ -26,12 +28,13 @@ class Controller {
   // other threads may have held) is left behind for a fresh one.
   static void forget_after_fork();
 
-  // Starts the reading thread on the connected socket.
-  bool start(int socket);
+  // Starts the reading thread on the connected socket (the agent's own
+  // descriptor, high and registered). On failure the socket is closed.
+  bool start(std::unique_ptr<arch::AgentDescriptor> socket);
   // A session is on: the CLI is there.
   bool running() {
     std::lock_guard lock(mutex_);
-    return socket_ >= 0 && !closed_;
+    return socket_ && socket_->fd() >= 0 && !closed_;
   }
 
   // Tells the CLI which objects came and went, and waits (a while) for the
@@ -44,8 +47,12 @@ class Controller {
   static Controller*& current();
   void read_loop();
   void let_go();
+  // The socket's number, if it still is the agent's: the program may have
+  // closed it behind the interposers' back (a raw close_range) and put a
+  // file of its own there. -1 then: the session is over.
+  int checked_socket();
 
-  int socket_ = -1;
+  std::unique_ptr<arch::AgentDescriptor> socket_;
   std::mutex mutex_;
   std::mutex send_mutex_;
   std::condition_variable answered_;

@@ -3,50 +3,80 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 namespace dprobe::core {
 namespace {
 
-std::string failure(const char* what, uint64_t address) {
+std::string failure(const char* what, uint64_t address, long error) {
   char text[64];
   std::snprintf(text, sizeof(text), " at 0x%llx: ", static_cast<unsigned long long>(address));
-  return std::string(what) + text + std::strerror(errno);
+  return std::string(what) + text + std::strerror(error < 0 ? static_cast<int>(-error) : EIO);
+}
+
+// Raw system calls: the C library's open and pwrite may carry probes.
+long open_self_mem() {
+  return arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/mem"),
+                           O_RDWR | O_CLOEXEC);
+}
+
+Result<void> open_into(arch::AgentDescriptor& mem) {
+  const long fd = open_self_mem();
+  if (arch::raw_failed(fd)) {
+    return fail(std::string("/proc/self/mem: ") + std::strerror(static_cast<int>(-fd)));
+  }
+  if (!mem.adopt(static_cast<int>(fd))) return fail("/proc/self/mem: no descriptor left for it");
+  return {};
 }
 
 }  // namespace
 
 Result<TextPatcher> TextPatcher::open() {
-  const int fd = ::open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return fail(std::string("/proc/self/mem: ") + std::strerror(errno));
-  return TextPatcher(fd);
+  auto mem = std::make_unique<arch::AgentDescriptor>();
+  if (auto opened = open_into(*mem); !opened) return unexpected(opened.error());
+  return TextPatcher(std::move(mem));
 }
 
 Result<void> TextPatcher::reopen() {
-  auto fresh = open();
-  if (!fresh) return unexpected(fresh.error());
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fresh->fd_;
-  fresh->fd_ = -1;
-  return {};
+  if (!mem_) return fail("/proc/self/mem: the patcher was moved from");
+  mem_->close();  // in a forked child: the inherited one, which writes the parent
+  return open_into(*mem_);
 }
 
 TextPatcher::~TextPatcher() {
-  if (fd_ >= 0) ::close(fd_);
+  if (mem_) mem_->close();
+}
+
+// The program may have closed the number (a raw close_range passes the
+// interposers by) and opened a file of its own there: text bytes must
+// never land in it.
+Result<int> TextPatcher::usable() const {
+  if (!mem_) return fail("/proc/self/mem: the patcher was moved from");
+  if (!mem_->intact()) {
+    mem_->release();  // the number is the program's now: not ours to close
+    if (auto opened = open_into(*mem_); !opened) return unexpected(opened.error());
+  }
+  return mem_->fd();
 }
 
 Result<void> TextPatcher::write(uint64_t address, std::span<const uint8_t> bytes) const {
-  const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(address));
-  if (n != static_cast<ssize_t>(bytes.size())) return fail(failure("writing code", address));
+  auto fd = usable();
+  if (!fd) return unexpected(fd.error());
+  const long n = arch::raw_syscall(SYS_pwrite64, *fd, arch::raw_arg(bytes.data()),
+                                   static_cast<long>(bytes.size()), static_cast<long>(address));
+  if (n != static_cast<long>(bytes.size())) return fail(failure("writing code", address, n));
   return {};
 }
 
 Result<void> TextPatcher::read(uint64_t address, std::span<uint8_t> bytes) const {
-  const ssize_t n = ::pread(fd_, bytes.data(), bytes.size(), static_cast<off_t>(address));
-  if (n != static_cast<ssize_t>(bytes.size())) return fail(failure("reading code", address));
+  auto fd = usable();
+  if (!fd) return unexpected(fd.error());
+  const long n = arch::raw_syscall(SYS_pread64, *fd, arch::raw_arg(bytes.data()),
+                                   static_cast<long>(bytes.size()), static_cast<long>(address));
+  if (n != static_cast<long>(bytes.size())) return fail(failure("reading code", address, n));
   return {};
 }
 

@@ -2,7 +2,10 @@
 //
 // Writes code of this very process through /proc/self/mem: the kernel
 // breaks copy-on-write for us and no page is ever made writable, so a
-// stray write of the program can never land in its own text.
+// stray write of the program can never land in its own text. The
+// descriptor is the agent's (arch/runtime/agent_descriptors.h): high, out
+// of the program's way, and opened again before a use if the program
+// closed it or put a file of its own on its number.
 //
 //   auto patcher = TextPatcher::open();
 //   patcher->write(address, breakpoint_insn());
@@ -10,8 +13,10 @@
 #define DPROBE_CORE_TEXT_PATCHER_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
+#include "arch/runtime/agent_descriptors.h"
 #include "base/result.h"
 
 namespace dprobe::core {
@@ -19,7 +24,7 @@ namespace dprobe::core {
 class TextPatcher {
  public:
   static Result<TextPatcher> open();
-  TextPatcher(TextPatcher&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  TextPatcher(TextPatcher&& other) noexcept = default;
   TextPatcher& operator=(TextPatcher&&) = delete;
   ~TextPatcher();
 
@@ -32,8 +37,12 @@ class TextPatcher {
   Result<void> read(uint64_t address, std::span<uint8_t> bytes) const;
 
  private:
-  explicit TextPatcher(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit TextPatcher(std::unique_ptr<arch::AgentDescriptor> mem) : mem_(std::move(mem)) {}
+  // The descriptor, checked (and opened again if it is not ours any more).
+  Result<int> usable() const;
+
+  // By pointer: the interposers find it by address.
+  std::unique_ptr<arch::AgentDescriptor> mem_;
 };
 
 }  // namespace dprobe::core

@@ -11,6 +11,8 @@
 #include <system_error>
 #include <utility>
 
+#include "arch/runtime/agent_descriptors.h"
+
 namespace dprobe::trace {
 namespace {
 
@@ -32,7 +34,9 @@ Result<void*> map_shared(int fd, size_t bytes) {
 Result<SharedMemory> SharedMemory::create(std::string_view name, size_t bytes) {
   if (bytes == 0) return fail("shared memory of 0 bytes");
   const std::string label(name);  // memfd_create wants a NUL-terminated name
-  const int fd = memfd_create(label.c_str(), MFD_CLOEXEC);
+  // High, out of the way of a program that closes or reuses every low
+  // number (the agent creates its trace memory while the program runs).
+  const int fd = arch::move_high(memfd_create(label.c_str(), MFD_CLOEXEC));
   if (fd < 0) return fail_errno("memfd_create(" + label + ")");
   if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
     auto error = fail_errno("ftruncate(" + label + ", " + std::to_string(bytes) + ")");

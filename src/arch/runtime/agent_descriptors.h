@@ -1,0 +1,178 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The agent's own file descriptors (/proc/self/mem, the control socket,
+// the trace memory's memfd while it exists), kept out of the program's
+// way. The program owns the numbers it sees: it may close every one of
+// them at start (close_range, a loop to 1024) and open its own files in
+// their place. So each of the agent's descriptors is
+//   - placed high (F_DUPFD_CLOEXEC near the RLIMIT_NOFILE soft limit), where
+//     the lowest-free rule never hands the number to the program's open();
+//   - registered here, so that the close/close_range/dup2/dup3 interposers
+//     (agent/descriptors.cc) leave it alone and the program sees EBADF, as
+//     for any number it never opened;
+//   - recorded by identity (st_dev, st_ino), so that before each use the
+//     agent can tell whether the number still is its own (a raw close
+//     system call passes the interposers by).
+// Everything here is raw system calls: it runs where libc may be probed.
+//
+//   auto* mem = new AgentDescriptor;        // registered by address
+//   if (!mem->adopt(::open("/proc/self/mem", O_RDWR))) ...
+//   if (!mem->intact()) ... reopen, or end the session
+//   pwrite(mem->fd(), ...);
+#ifndef DPROBE_ARCH_RUNTIME_AGENT_DESCRIPTORS_H_
+#define DPROBE_ARCH_RUNTIME_AGENT_DESCRIPTORS_H_
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "arch/runtime/raw_syscall.h"
+
+namespace dprobe::arch {
+
+// Where the agent's descriptors go: a little below the soft limit (so the
+// fd table the kernel keeps does not grow past what the program may use
+// anyway), at most 64 Ki (a limit of millions would cost megabytes of fd
+// table).
+inline int agent_descriptor_floor() noexcept {
+  struct rlimit limit {};
+  if (raw_failed(raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, raw_arg(&limit)))) return 512;
+  const uint64_t soft = limit.rlim_cur;
+  if (soft < 256) return static_cast<int>(soft / 2);
+  return static_cast<int>(soft - 64 < (1u << 16) ? soft - 64 : (1u << 16));
+}
+
+// A high close-on-exec copy of `fd`; `fd` itself is closed. -1 on failure
+// (and `fd` closed all the same).
+inline int move_high(int fd) noexcept {
+  if (fd < 0) return -1;
+  long high = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, agent_descriptor_floor());
+  if (raw_failed(high)) high = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+  raw_syscall(SYS_close, fd);
+  return raw_failed(high) ? -1 : static_cast<int>(high);
+}
+
+class AgentDescriptor;
+
+// Every descriptor the agent holds, for the interposers to step around.
+class AgentDescriptorTable {
+ public:
+  static constexpr int kSlots = 16;
+  static AgentDescriptorTable& instance() noexcept {
+    static AgentDescriptorTable table;  // constant-initialized: no guard, no allocation
+    return table;
+  }
+  // The descriptor that holds number `fd`, or nullptr.
+  inline AgentDescriptor* holding(int fd) const noexcept;
+  // The lowest number it holds in [first, last], or -1.
+  inline int lowest_in(unsigned first, unsigned last) const noexcept;
+  void add(AgentDescriptor* descriptor) noexcept {
+    for (auto& slot : slots_) {
+      AgentDescriptor* empty = nullptr;
+      if (slot.compare_exchange_strong(empty, descriptor)) return;
+    }
+  }
+  void remove(AgentDescriptor* descriptor) noexcept {
+    for (auto& slot : slots_) {
+      AgentDescriptor* expected = descriptor;
+      if (slot.compare_exchange_strong(expected, nullptr)) return;
+    }
+  }
+
+ private:
+  constexpr AgentDescriptorTable() = default;
+  std::atomic<AgentDescriptor*> slots_[kSlots] = {};
+};
+
+// One descriptor of the agent's: high, registered, and known by identity.
+// Registered by address: it stays where it was made (held by pointer).
+class AgentDescriptor {
+ public:
+  AgentDescriptor() = default;
+  AgentDescriptor(const AgentDescriptor&) = delete;
+  AgentDescriptor& operator=(const AgentDescriptor&) = delete;
+  ~AgentDescriptor() { release(); }
+
+  // Takes `fd` (moved high, registered). False, and nothing held, when it
+  // cannot be.
+  bool adopt(int fd) noexcept {
+    release();
+    const int high = move_high(fd);
+    if (high < 0) return false;
+    struct stat st {};
+    if (raw_failed(raw_syscall(SYS_fstat, high, raw_arg(&st)))) {
+      raw_syscall(SYS_close, high);
+      return false;
+    }
+    dev_ = st.st_dev;
+    ino_ = st.st_ino;
+    fd_.store(high, std::memory_order_release);
+    AgentDescriptorTable::instance().add(this);
+    return true;
+  }
+  // Whether the number still refers to what was adopted.
+  bool intact() const noexcept {
+    const int fd = fd_.load(std::memory_order_acquire);
+    if (fd < 0) return false;
+    struct stat st {};
+    if (raw_failed(raw_syscall(SYS_fstat, fd, raw_arg(&st)))) return false;
+    return st.st_dev == dev_ && st.st_ino == ino_;
+  }
+  int fd() const noexcept { return fd_.load(std::memory_order_acquire); }
+  // The program asks for this very number (dup2 onto it): the agent's
+  // file moves to another high number first, and the old one is the
+  // program's to take.
+  bool move_away() noexcept {
+    const int fd = fd_.load(std::memory_order_acquire);
+    if (fd < 0) return true;
+    const long other = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, agent_descriptor_floor());
+    if (raw_failed(other)) return false;
+    fd_.store(static_cast<int>(other), std::memory_order_release);
+    return true;
+  }
+  // Closes it, if the number is still ours.
+  void close() noexcept {
+    const int fd = fd_.load(std::memory_order_acquire);
+    if (fd >= 0 && intact()) raw_syscall(SYS_close, fd);
+    release();
+  }
+  // Forgets the number without closing it (it is the program's now, or
+  // another owner's).
+  void release() noexcept {
+    if (fd_.exchange(-1, std::memory_order_acq_rel) >= 0) {
+      AgentDescriptorTable::instance().remove(this);
+    }
+  }
+
+ private:
+  std::atomic<int> fd_{-1};
+  uint64_t dev_ = 0;
+  uint64_t ino_ = 0;
+};
+
+AgentDescriptor* AgentDescriptorTable::holding(int fd) const noexcept {
+  if (fd < 0) return nullptr;
+  for (const auto& slot : slots_) {
+    AgentDescriptor* descriptor = slot.load(std::memory_order_acquire);
+    if (descriptor != nullptr && descriptor->fd() == fd) return descriptor;
+  }
+  return nullptr;
+}
+
+int AgentDescriptorTable::lowest_in(unsigned first, unsigned last) const noexcept {
+  int lowest = -1;
+  for (const auto& slot : slots_) {
+    const AgentDescriptor* descriptor = slot.load(std::memory_order_acquire);
+    const int fd = descriptor != nullptr ? descriptor->fd() : -1;
+    if (fd < 0 || static_cast<unsigned>(fd) < first || static_cast<unsigned>(fd) > last) continue;
+    if (lowest < 0 || fd < lowest) lowest = fd;
+  }
+  return lowest;
+}
+
+}  // namespace dprobe::arch
+
+#endif  // DPROBE_ARCH_RUNTIME_AGENT_DESCRIPTORS_H_
