@@ -12,7 +12,7 @@ PACKAGES=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # real programs the tests trace
-  sqlite3 xz-utils coreutils python3
+  sqlite3 xz-utils coreutils python3 perl openssl
   # selftests booted in QEMU (tests/selftests/vm): emulators, the guests'
   # busybox, the initramfs, and the arm64 cross compiler
   qemu-system-x86 qemu-system-arm qemu-user busybox-static cpio g++-aarch64-linux-gnu

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "agent/agent_state.h"
+#include "agent/unsafe_code.h"
 #include "trace/fetch_exec.h"
 #include "trace/record.h"
 
@@ -71,6 +72,12 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
       report.results.push_back({request.spec.event.id, protocol::ArmStatus::kPatchFailed,
                                 "event id beyond the session's counters"});
       continue;
+    }
+    if (request.spec.event.is_return) {
+      if (const char* why = return_probe_refusal(request.address)) {
+        report.results.push_back({request.spec.event.id, protocol::ArmStatus::kBlacklisted, why});
+        continue;
+      }
     }
     keep_event(request, state);
     const core::ProbeSite site{request.address, request.function_address, request.function_size};

@@ -6,6 +6,8 @@
 #include <link.h>
 
 #include <array>
+#include <utility>
+#include <vector>
 
 #include "agent/loaded_objects.h"
 #include "agent/signals.h"
@@ -42,19 +44,55 @@ constexpr std::array kBlockedSignalFunctions = {
 // The loader frees an exiting thread's TLS with everything blocked.
 constexpr std::array kBlockedSignalLoaderFunctions = {"_dl_deallocate_tls"};
 
+// Functions that can tell their return address was swapped (glibc 2.36).
+constexpr std::array kReturnsTwiceFunctions = {
+    "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "getcontext", "swapcontext", "vfork",
+};
+constexpr std::array kCallerSensitiveFunctions = {
+    "dlopen", "dlmopen", "dlsym", "dlvsym", "dl_iterate_phdr",
+};
+
+constexpr const char* kReturnsTwiceReason =
+    "it returns twice (setjmp, vfork, getcontext): a return probe there would "
+    "send the second return to a stub whose instance is gone";
+constexpr const char* kCallerSensitiveReason =
+    "it acts on behalf of its caller, found by its return address (dlopen, "
+    "dlsym with RTLD_NEXT): a return probe there would change what it does";
+
+struct RefusedRange {
+  uint64_t begin;
+  uint64_t end;
+  const char* reason;
+};
+// Set once with the blacklist, read under the registry's writer lock.
+std::vector<RefusedRange> g_return_refused;
+
 constexpr const char* kBlockedReason =
     "the C library runs it with every signal blocked (thread start and exit, "
     "posix_spawn's child): a breakpoint there would kill the process";
 
-void blacklist_function(core::ProbeRegistry& registry, void* library, const char* name) {
+// The [begin, end) of a function of `library`, or {0, 0} if it has none.
+std::pair<uint64_t, uint64_t> function_range(void* library, const char* name) {
   void* address = ::dlsym(library, name);
-  if (address == nullptr) return;  // not in this C library
+  if (address == nullptr) return {0, 0};  // not in this C library
   Dl_info info;
   void* entry = nullptr;  // the symbol's ElfW(Sym)
-  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) return;
+  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) return {0, 0};
   const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
   const auto begin = reinterpret_cast<uint64_t>(address);
-  registry.blacklist(begin, begin + (symbol->st_size ? symbol->st_size : 1), kBlockedReason);
+  return {begin, begin + (symbol->st_size ? symbol->st_size : 1)};
+}
+
+void blacklist_function(core::ProbeRegistry& registry, void* library, const char* name) {
+  if (const auto [begin, end] = function_range(library, name); begin != 0) {
+    registry.blacklist(begin, end, kBlockedReason);
+  }
+}
+
+void refuse_return_probes(void* library, const char* name, const char* reason) {
+  if (const auto [begin, end] = function_range(library, name); begin != 0) {
+    g_return_refused.push_back({begin, end, reason});
+  }
 }
 
 }  // namespace
@@ -68,10 +106,23 @@ void blacklist_unsafe_code(core::ProbeRegistry& registry) {
   void* libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   if (libc == nullptr) return;  // a C library other than glibc
   for (const char* name : kBlockedSignalFunctions) blacklist_function(registry, libc, name);
+  for (const char* name : kReturnsTwiceFunctions) {
+    refuse_return_probes(libc, name, kReturnsTwiceReason);
+  }
+  for (const char* name : kCallerSensitiveFunctions) {
+    refuse_return_probes(libc, name, kCallerSensitiveReason);
+  }
   ::dlclose(libc);  // only drops the reference RTLD_NOLOAD took
   for (const char* name : kBlockedSignalLoaderFunctions) {
     blacklist_function(registry, RTLD_DEFAULT, name);
   }
+}
+
+const char* return_probe_refusal(uint64_t function_address) {
+  for (const RefusedRange& range : g_return_refused) {
+    if (function_address >= range.begin && function_address < range.end) return range.reason;
+  }
+  return nullptr;
 }
 
 }  // namespace dprobe::agent

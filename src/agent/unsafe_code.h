@@ -2,8 +2,8 @@
 //
 // Code no breakpoint may go on: the agent's own, the signal return
 // trampoline, and the C library functions that run with every signal
-// blocked. A breakpoint raises SIGTRAP; when that signal is blocked the
-// kernel resets it to its default action and the process dies. The kernel's
+// blocked; and the functions no return probe may go on. A breakpoint raises SIGTRAP; when that
+// signal is blocked the kernel resets it to its default action and the process dies. The kernel's
 // uprobes take no signal, so they can go there; dprobe refuses instead
 // (BLACKLISTED), the way the kernel keeps kprobes off its own fragile code.
 #ifndef DPROBE_AGENT_UNSAFE_CODE_H_
@@ -14,6 +14,15 @@
 namespace dprobe::agent {
 
 void blacklist_unsafe_code(core::ProbeRegistry& registry);
+
+// Why a return probe may not go on the function at `function_address`, or
+// nullptr when it may. A return probe swaps the return address for a stub
+// of the agent's, which some functions can tell: those that return twice
+// (setjmp, vfork, getcontext: the second return finds the instance gone)
+// and those that act on behalf of their caller, found by the return
+// address (dlopen, dlsym(RTLD_NEXT), dl_iterate_phdr: the stub is in no
+// object). Entry probes are fine there.
+const char* return_probe_refusal(uint64_t function_address);
 
 }  // namespace dprobe::agent
 
