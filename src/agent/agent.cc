@@ -161,7 +161,8 @@ std::string own_path() {
   return info.dli_fname;
 }
 
-int connect_to(const char* path) {
+// The connected socket, and the pid of the dprobe at its other end.
+int connect_to(const char* path, int32_t& peer_pid) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_un address{};
@@ -181,6 +182,7 @@ int connect_to(const char* path) {
     ::close(fd);
     return -1;
   }
+  peer_pid = peer->pid;
   return fd;
 }
 
@@ -193,7 +195,8 @@ class Agent {
   bool start(const char* control_path) {
     socket_ = std::make_unique<arch::AgentDescriptor>();
     // High and registered: the program's close/dup2 of every number leave it be.
-    if (!socket_->adopt(connect_to(control_path))) return false;
+    int32_t tracer = 0;
+    if (!socket_->adopt(connect_to(control_path, tracer))) return false;
     if (!handshake()) {
       // Whatever failed, the process keeps nothing of the session: no
       // probe armed, no socket left open in it.
@@ -202,10 +205,12 @@ class Agent {
       return false;
     }
     agent_state().recording.store(true);
+    publish_session(tracer);
     // From now on one thread of the agent's reads the channel: it follows
     // the CLI, and lets the program go if the CLI dies.
     if (!Controller::instance().start(std::move(socket_))) {
       disarm_everything();
+      publish_session(0);
       return false;
     }
     return true;

@@ -13,15 +13,22 @@
 #include "agent/thread_trace.h"
 #include "protocol/channel.h"
 
+extern "C" __attribute__((visibility("default"), used)) int32_t dprobe_session_tracer = 0;
+
 namespace dprobe::agent {
 namespace {
 
-// How often the reading thread also frees what trap handlers let go of.
+// How often the reading thread also frees what trap handlers let go of,
+// and what threads that exited leave behind.
 constexpr int kReclaimMilliseconds = 50;
 // How long a loading thread waits for the probes of a new object.
 constexpr auto kAnswerTimeout = std::chrono::seconds(10);
 
 }  // namespace
+
+void publish_session(int32_t tracer_pid) {
+  __atomic_store_n(&dprobe_session_tracer, tracer_pid, __ATOMIC_RELEASE);
+}
 
 void disarm_everything() {
   AgentState& state = agent_state();
@@ -43,6 +50,7 @@ void Controller::forget_after_fork() {
   // The child's copy of the descriptor: the parent's connection stays up.
   if (controller->socket_) controller->socket_->close();
   controller = new Controller;
+  publish_session(0);  // the parent's session; a followed child publishes its own
 }
 
 bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
@@ -92,6 +100,7 @@ void Controller::read_loop() {
       std::lock_guard lock(state.registry_writer);
       state.registry->reclaim();
     }
+    retire_exited_threads();
     if (ready <= 0) continue;
     const int now = checked_socket();  // moved away by a dup2 onto it, or taken
     if (now < 0) break;
@@ -104,6 +113,7 @@ void Controller::read_loop() {
       answered_.notify_all();
     } else if (message->type == protocol::MessageType::kDetach) {
       disarm_everything();
+      publish_session(0);
       std::lock_guard lock(send_mutex_);
       if (const int reply = checked_socket(); reply >= 0) {
         (void)protocol::send_message(reply, protocol::MessageType::kDetached, {});
@@ -116,6 +126,7 @@ void Controller::read_loop() {
 // The CLI is gone: nothing may stay armed, nobody may wait for it.
 void Controller::let_go() {
   disarm_everything();
+  publish_session(0);
   std::lock_guard lock(mutex_);
   socket_->close();  // only if the number is still ours
   closed_ = true;

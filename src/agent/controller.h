@@ -63,6 +63,19 @@ class Controller {
 // Disarms every probe and stops recording: the program goes on untraced.
 void disarm_everything();
 
+// The pid of the dprobe whose session is on in this process, 0 when none:
+// `dprobe attach` reads it from outside (the agent's symbol, found through
+// /proc/PID/maps) to refuse a second session before injecting anything.
+void publish_session(int32_t tracer_pid);
+
 }  // namespace dprobe::agent
+
+extern "C" {
+// What publish_session() writes; exported so that its address is in the
+// agent's dynamic symbol table.
+extern int32_t dprobe_session_tracer;
+}
+
+namespace dprobe::agent {}  // namespace dprobe::agent
 
 #endif  // DPROBE_AGENT_CONTROLLER_H_

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -58,13 +59,88 @@ std::vector<uid_t> status_ids(pid_t pid, const std::string& key) {
   return {};
 }
 
-// The state letter of /proc/PID/stat: R, S, D, T, Z (zombie), X (dead).
-char process_state(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+// The state letter of a stat file: R, S, D, T, Z (zombie), X (dead).
+char process_state_of(const std::string& path) {
+  std::ifstream stat(path);
   std::string text;
   std::getline(stat, text);
   const size_t close = text.rfind(')');  // the command may hold spaces and ')'
   return close != std::string::npos && close + 2 < text.size() ? text[close + 2] : '?';
+}
+
+// "Key:\tvalue" of /proc/PID/status (of one thread: /proc/PID/task/TID).
+std::string status_field(const std::string& dir, const std::string& key) {
+  std::ifstream status(dir + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(key + ":", 0) == 0) {
+      const size_t value = line.find_first_not_of(" \t", key.size() + 1);
+      return value == std::string::npos ? "" : line.substr(value);
+    }
+  }
+  return {};
+}
+
+std::string command_name(pid_t pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name.empty() ? "another process" : name;
+}
+
+std::vector<pid_t> task_ids(pid_t pid) {
+  std::vector<pid_t> tids;
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    tids.push_back(static_cast<pid_t>(std::atol(entry.path().filename().c_str())));
+  }
+  return tids;
+}
+
+// A process lives while any of its threads does: its main thread may have
+// called pthread_exit (a zombie leader) while the others run on.
+bool any_thread_alive(pid_t pid) {
+  for (pid_t tid : task_ids(pid)) {
+    const char state =
+        process_state_of("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+    if (state != 'Z' && state != 'X' && state != '?') return true;
+  }
+  return false;
+}
+
+// A ptrace tracer of any of its threads (strace, gdb): who, or nothing.
+Result<void> check_not_ptraced(pid_t pid) {
+  for (pid_t tid : task_ids(pid)) {
+    const std::string dir = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid);
+    const pid_t tracer = static_cast<pid_t>(std::atol(status_field(dir, "TracerPid").c_str()));
+    if (tracer == 0 || tracer == ::getpid()) continue;
+    return fail("process " + std::to_string(pid) + " is already traced by " + command_name(tracer) +
+                " (pid " + std::to_string(tracer) +
+                "): a process has one ptrace tracer at a time; detach it (or end it) and attach "
+                "again");
+  }
+  return {};
+}
+
+bool is_agent(const std::string& path) {
+  return path.substr(path.rfind('/') + 1).rfind("libdprobe_agent", 0) == 0;
+}
+
+// A dprobe session already on in the process (dprobe run, or another
+// attach): the agent publishes its tracer's pid in dprobe_session_tracer,
+// read here from outside, without injecting anything.
+Result<void> check_no_session(pid_t pid) {
+  const auto agent = find_mapped_file(pid, is_agent);
+  if (!agent) return {};
+  auto marker = variable_in(*agent, "dprobe_session_tracer");
+  if (!marker) return {};  // an agent of another build: its session, if any, answers later
+  int32_t tracer = 0;
+  iovec local{&tracer, sizeof(tracer)};
+  iovec remote{reinterpret_cast<void*>(*marker), sizeof(tracer)};
+  if (::process_vm_readv(pid, &local, 1, &remote, 1, 0) != sizeof(tracer) || tracer == 0) return {};
+  return fail("process " + std::to_string(pid) + " is already traced by dprobe (pid " +
+              std::to_string(tracer) + "): one dprobe session per process; end that one first");
 }
 
 int ptrace_scope() {
@@ -148,7 +224,7 @@ Result<void> check_attachable(pid_t pid) {
   if (pid <= 0 || ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0) {
     return fail("no such process: " + std::to_string(pid));
   }
-  if (const char state = process_state(pid); state == 'Z' || state == 'X') {
+  if (!any_thread_alive(pid)) {
     return fail("process " + std::to_string(pid) +
                 " has exited (its parent has not reaped it yet): there is nothing to trace");
   }
@@ -173,6 +249,8 @@ Result<void> check_attachable(pid_t pid) {
     return fail("process " + std::to_string(pid) + " belongs to another user (uid " +
                 std::to_string(st.st_uid) + "): attach as that user");
   }
+  if (auto untraced = check_not_ptraced(pid); !untraced) return untraced;
+  if (auto alone = check_no_session(pid); !alone) return alone;
   if (me != 0 && ptrace_scope() >= 1) {
     return fail("ptrace is restricted to a process's descendants (kernel.yama.ptrace_scope = " +
                 std::to_string(ptrace_scope()) +

@@ -50,6 +50,17 @@ std::string seize_failure(pid_t pid) {
   return text;
 }
 
+// A thread that has exited but is not reaped yet: a main thread that
+// called pthread_exit stays so while the others run.
+bool is_zombie(pid_t pid, pid_t tid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() &&
+         (text[close + 2] == 'Z' || text[close + 2] == 'X');
+}
+
 bool read_regs(pid_t tid, user_regs_struct& regs) {
   return ::ptrace(PTRACE_GETREGS, tid, nullptr, &regs) == 0;
 }
@@ -77,6 +88,7 @@ bool is_clone_event(int status) { return (status >> 8) == (SIGTRAP | (PTRACE_EVE
 
 TracedProcess::TracedProcess(TracedProcess&& other) noexcept
     : pid_(other.pid_),
+      caller_(other.caller_),
       threads_(std::move(other.threads_)),
       scratch_(other.scratch_),
       attached_(other.attached_) {
@@ -103,15 +115,22 @@ Result<void> TracedProcess::seize_all() {
     for (pid_t tid : list_threads(pid_)) {
       if (threads_.contains(tid)) continue;
       found_new = true;
+      if (is_zombie(pid_, tid)) continue;  // a main thread that called pthread_exit
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACECLONE) != 0) {
-        if (errno == ESRCH && tid != pid_) continue;  // the thread just exited
+        if (errno == ESRCH) continue;  // the thread just exited
         return fail(seize_failure(pid_));
       }
       threads_.insert(tid);
+      // The calls run on the main thread, or on the first live one when
+      // the main thread has exited.
+      if (caller_ <= 0 || tid == pid_) caller_ = tid;
       ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
       if (auto stopped = wait_for_stop(tid); !stopped) return stopped;
     }
-    if (!found_new) return {};
+    if (!found_new) {
+      if (caller_ <= 0) return fail("process " + std::to_string(pid_) + " has no live thread");
+      return {};
+    }
   }
   return fail("the process keeps creating threads; cannot stop them all");
 }
@@ -129,7 +148,7 @@ Result<void> TracedProcess::wait_for_stop(pid_t tid) {
 Result<uint64_t> TracedProcess::push_string(const std::string& text) {
   if (scratch_ == 0) {
     user_regs_struct regs{};
-    if (!read_regs(pid_, regs)) return fail("cannot read registers: " + errno_text());
+    if (!read_regs(caller_, regs)) return fail("cannot read registers: " + errno_text());
     scratch_ = (regs.rsp - kStackGap) & ~uint64_t{15};
   }
   scratch_ = (scratch_ - text.size() - 1) & ~uint64_t{15};
@@ -143,7 +162,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
                                      std::chrono::milliseconds timeout) {
   user_regs_struct saved{};
   user_fpregs_struct saved_fp{};
-  if (!read_regs(pid_, saved) || ::ptrace(PTRACE_GETFPREGS, pid_, nullptr, &saved_fp) != 0) {
+  if (!read_regs(caller_, saved) || ::ptrace(PTRACE_GETFPREGS, caller_, nullptr, &saved_fp) != 0) {
     return fail("cannot read registers: " + errno_text());
   }
   if (scratch_ == 0) scratch_ = (saved.rsp - kStackGap) & ~uint64_t{15};
@@ -161,8 +180,8 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
   regs.rip = function;
   regs.rax = 0;
   regs.orig_rax = static_cast<unsigned long long>(-1);  // a stopped system call is not restarted
-  if (!write_regs(pid_, regs)) return fail("cannot set registers: " + errno_text());
-  if (::ptrace(PTRACE_CONT, pid_, nullptr, nullptr) != 0)
+  if (!write_regs(caller_, regs)) return fail("cannot set registers: " + errno_text());
+  if (::ptrace(PTRACE_CONT, caller_, nullptr, nullptr) != 0)
     return fail("cannot resume: " + errno_text());
 
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -179,7 +198,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
       continue;
     }
     if (tid < 0) return fail("waiting for the call: " + errno_text());
-    if (tid != pid_) {
+    if (tid != caller_) {
       // A thread the call created (the agent's own), seized through
       // PTRACE_O_TRACECLONE: it runs untraced from its first stop, as the
       // other threads do (the call may wait for it).
@@ -188,19 +207,19 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) return fail("the process ended during the call");
     if (is_clone_event(status)) {
-      ::ptrace(PTRACE_CONT, pid_, nullptr, nullptr);
+      ::ptrace(PTRACE_CONT, caller_, nullptr, nullptr);
       continue;
     }
     const int sig = WSTOPSIG(status);
     user_regs_struct now{};
-    if (sig == SIGSEGV && read_regs(pid_, now) && now.rip == 0) {
+    if (sig == SIGSEGV && read_regs(caller_, now) && now.rip == 0) {
       result = now.rax;
       break;
     }
     // Something else arrived for this thread: it gets it, and the call goes on.
-    ::ptrace(PTRACE_CONT, pid_, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(sig)));
+    ::ptrace(PTRACE_CONT, caller_, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(sig)));
   }
-  if (!write_regs(pid_, saved) || ::ptrace(PTRACE_SETFPREGS, pid_, nullptr, &saved_fp) != 0) {
+  if (!write_regs(caller_, saved) || ::ptrace(PTRACE_SETFPREGS, caller_, nullptr, &saved_fp) != 0) {
     return fail("cannot restore registers: " + errno_text());
   }
   return result;
@@ -211,17 +230,17 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
 // waited, and the thread goes on as if it had never been made.
 Result<void> TracedProcess::take_back(const user_regs_struct& regs,
                                       const user_fpregs_struct& fp_regs) {
-  ::ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr);
+  ::ptrace(PTRACE_INTERRUPT, caller_, nullptr, nullptr);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
-    const pid_t tid = ::waitpid(pid_, &status, __WALL | WNOHANG);
-    if (tid == pid_ && (WIFEXITED(status) || WIFSIGNALED(status))) {
+    const pid_t tid = ::waitpid(caller_, &status, __WALL | WNOHANG);
+    if (tid == caller_ && (WIFEXITED(status) || WIFSIGNALED(status))) {
       return fail("the process ended during the call");
     }
-    if (tid == pid_ && WIFSTOPPED(status)) {
-      if (!write_regs(pid_, regs) || ::ptrace(PTRACE_SETFPREGS, pid_, nullptr,
-                                              const_cast<user_fpregs_struct*>(&fp_regs)) != 0) {
+    if (tid == caller_ && WIFSTOPPED(status)) {
+      if (!write_regs(caller_, regs) || ::ptrace(PTRACE_SETFPREGS, caller_, nullptr,
+                                                 const_cast<user_fpregs_struct*>(&fp_regs)) != 0) {
         return fail("cannot restore registers: " + errno_text());
       }
       return {};
@@ -233,7 +252,7 @@ Result<void> TracedProcess::take_back(const user_regs_struct& regs,
 
 Result<TracedProcess::StopPoint> TracedProcess::main_stop_point() const {
   user_regs_struct regs{};
-  if (!read_regs(pid_, regs)) return fail("cannot read registers: " + errno_text());
+  if (!read_regs(caller_, regs)) return fail("cannot read registers: " + errno_text());
   return StopPoint{regs.rip, static_cast<long long>(regs.orig_rax) >= 0};
 }
 
@@ -248,7 +267,7 @@ Result<void> TracedProcess::read(uint64_t address, void* out, size_t size) const
 
 void TracedProcess::release_other_threads() {
   for (auto it = threads_.begin(); it != threads_.end();) {
-    if (*it == pid_) {
+    if (*it == caller_) {
       ++it;
       continue;
     }

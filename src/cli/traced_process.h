@@ -40,9 +40,9 @@ class TracedProcess {
   // zone); valid until the next push or call.
   Result<uint64_t> push_string(const std::string& text);
   // Calls function(args...) (integer arguments) on the process's main
-  // thread and returns what it returns. A call that does not return in
-  // time is taken back: the thread gets its registers again and goes on
-  // where it was stopped.
+  // thread (or, if it has exited, on another live one) and returns what it returns. A call that
+  // does not return in time is taken back: the thread gets its registers again and goes on where it
+  // was stopped.
   Result<uint64_t> call(uint64_t function, std::initializer_list<uint64_t> args,
                         std::chrono::milliseconds timeout);
   void detach();
@@ -67,6 +67,7 @@ class TracedProcess {
   Result<void> take_back(const ::user_regs_struct& regs, const ::user_fpregs_struct& fp_regs);
 
   pid_t pid_;
+  pid_t caller_ = 0;  // the thread that makes the calls: the main one, or a live one
   std::set<pid_t> threads_;
   uint64_t scratch_ = 0;  // next free byte below the main thread's stack, growing down
   bool attached_ = false;

@@ -5,8 +5,9 @@
 // way. The program owns the numbers it sees: it may close every one of
 // them at start (close_range, a loop to 1024) and open its own files in
 // their place. So each of the agent's descriptors is
-//   - placed high (F_DUPFD_CLOEXEC near the RLIMIT_NOFILE soft limit), where
-//     the lowest-free rule never hands the number to the program's open();
+//   - placed high (F_DUPFD_CLOEXEC above the RLIMIT_NOFILE soft limit when
+//     the hard one leaves room, else just under it), where the lowest-free
+//     rule never hands the number to the program's open();
 //   - registered here, so that the close/close_range/dup2/dup3 interposers
 //     (agent/descriptors.cc) leave it alone and the program sees EBADF, as
 //     for any number it never opened;
@@ -33,26 +34,52 @@
 
 namespace dprobe::arch {
 
-// Where the agent's descriptors go: a little below the soft limit (so the
-// fd table the kernel keeps does not grow past what the program may use
-// anyway), at most 64 Ki (a limit of millions would cost megabytes of fd
-// table).
-inline int agent_descriptor_floor() noexcept {
-  struct rlimit limit {};
-  if (raw_failed(raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, raw_arg(&limit)))) return 512;
-  const uint64_t soft = limit.rlim_cur;
+// Below the soft limit, where the agent's descriptors go when they cannot
+// go above it: a little under it (so the fd table the kernel keeps does
+// not grow past what the program may use anyway), at most 64 Ki (a limit
+// of millions would cost megabytes of fd table).
+inline int agent_descriptor_floor(uint64_t soft) noexcept {
   if (soft < 256) return static_cast<int>(soft / 2);
   return static_cast<int>(soft - 64 < (1u << 16) ? soft - 64 : (1u << 16));
 }
 
-// A high close-on-exec copy of `fd`; `fd` itself is closed. -1 on failure
-// (and `fd` closed all the same).
+// A close-on-exec copy of `fd` at `floor` or above, -1 if none.
+inline int duplicate_from(int fd, uint64_t floor) noexcept {
+  const long copy = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, static_cast<long>(floor));
+  return raw_failed(copy) ? -1 : static_cast<int>(copy);
+}
+
+// A high close-on-exec copy of `fd`. Best above the soft RLIMIT_NOFILE,
+// where no open(), dup2() or loop to sysconf(_SC_OPEN_MAX) of the
+// program can reach: the soft limit is raised by a few for the one
+// fcntl (when the hard limit allows) and put back at once. Else just
+// under it; else anywhere. -1 if no number is free.
+inline int duplicate_high(int fd) noexcept {
+  struct rlimit limit {};
+  if (raw_failed(raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, raw_arg(&limit)))) {
+    return duplicate_from(fd, 3);
+  }
+  constexpr uint64_t kRoom = 16;
+  if (limit.rlim_cur < (1u << 16) && limit.rlim_max >= limit.rlim_cur + kRoom) {
+    struct rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_cur + kRoom;
+    if (!raw_failed(raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, raw_arg(&raised), 0))) {
+      const int above = duplicate_from(fd, limit.rlim_cur);
+      raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, raw_arg(&limit), 0);
+      if (above >= 0) return above;
+    }
+  }
+  const int below =
+      duplicate_from(fd, static_cast<uint64_t>(agent_descriptor_floor(limit.rlim_cur)));
+  return below >= 0 ? below : duplicate_from(fd, 3);
+}
+
+// duplicate_high, and `fd` itself closed (also on failure).
 inline int move_high(int fd) noexcept {
   if (fd < 0) return -1;
-  long high = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, agent_descriptor_floor());
-  if (raw_failed(high)) high = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+  const int high = duplicate_high(fd);
   raw_syscall(SYS_close, fd);
-  return raw_failed(high) ? -1 : static_cast<int>(high);
+  return high;
 }
 
 class AgentDescriptor;
@@ -128,9 +155,9 @@ class AgentDescriptor {
   bool move_away() noexcept {
     const int fd = fd_.load(std::memory_order_acquire);
     if (fd < 0) return true;
-    const long other = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, agent_descriptor_floor());
-    if (raw_failed(other)) return false;
-    fd_.store(static_cast<int>(other), std::memory_order_release);
+    const int other = duplicate_high(fd);
+    if (other < 0) return false;
+    fd_.store(other, std::memory_order_release);
     return true;
   }
   // Closes it, if the number is still ours.
