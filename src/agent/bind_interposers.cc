@@ -17,10 +17,15 @@ namespace {
 
 // What interpose.cc, exec.cc and descriptors.cc export.
 constexpr std::array kInterposed = {
-    "sigaction", "signal", "sigprocmask", "pthread_sigmask", "prctl",   "pthread_setname_np",
-    "backtrace", "execve", "execv",       "execvp",          "execvpe", "execl",
-    "execlp",    "execle", "fexecve",     "execveat",        "close",   "close_range",
-    "closefrom", "dup2",   "dup3",
+    "sigaction",       "signal",       "sigprocmask",
+    "pthread_sigmask", "prctl",        "pthread_setname_np",
+    "backtrace",       "execve",       "execv",
+    "execvp",          "execvpe",      "execl",
+    "execlp",          "execle",       "fexecve",
+    "execveat",        "close",        "close_range",
+    "closefrom",       "dup2",         "dup3",
+    "sigpending",      "sigtimedwait", "sigwaitinfo",
+    "sigwait",         "sigsuspend",
 };
 
 #if defined(__x86_64__)

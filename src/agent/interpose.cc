@@ -1,36 +1,89 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // C library functions the agent stands in front of, so that the program's
-// use of them cannot take the probes away:
+// use of them cannot take the probes away, and sees what it would see
+// untraced:
 //   - sigaction(), signal(): for SIGTRAP, SIGSEGV and SIGBUS they change
-//     what the agent passes on to, not the installed handler; and no handler
-//     may block those signals while it runs;
-//   - sigprocmask(), pthread_sigmask(): those signals are never blocked (a
-//     breakpoint trap while SIGTRAP is blocked kills the process);
+//     what the agent hands on to (signals.h), not the installed handler;
+//     no handler may block those signals for real while it runs;
+//   - sigprocmask(), pthread_sigmask(): those signals are never blocked for
+//     real (a breakpoint trap while SIGTRAP is blocked kills the process):
+//     the thread's view keeps them blocked; sigpending(), sigtimedwait(),
+//     sigwaitinfo(), sigwait() and sigsuspend() see the ones kept pending;
 //   - prctl(PR_SET_NAME), pthread_setname_np(): a renamed thread's trace
 //     lines and $comm follow the new name;
 //   - backtrace(): the return stubs of live return probes stand between a
 //     hijacked frame and its caller; they are taken out of the result.
 // They are exported from the otherwise hidden agent, so that they
-// interpose. Each calls the next definition (RTLD_NEXT) for the rest.
+// interpose. The program calls them, so they may call the C library's
+// function (the program would have); they find it in the table resolved
+// at start-up (interpose.h), never by a lookup of their own.
+#include "agent/interpose.h"
+
 #include <dlfcn.h>
-#include <pthread.h>
-#include <signal.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 
+#include "agent/kernel_signal.h"
 #include "agent/return_probes.h"
 #include "agent/signals.h"
 #include "agent/thread_trace.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
 
+namespace dprobe::agent {
 namespace {
 
+LibcFunctions g_libc{};
+
 template <typename Fn>
-Fn next(const char* name) {
-  return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
+bool find(Fn& slot, const char* name) {
+  if (slot == nullptr) slot = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
+  return slot != nullptr;
 }
+
+// First of the agent's constructors: before it arms anything. (Objects the
+// program links initialize before the preloaded agent and may call an
+// interposer earlier: libc() resolves then, with nothing armed yet.)
+__attribute__((constructor(101))) void resolve_at_load() { resolve_libc_functions(); }
+
+const LibcFunctions& libc() {
+  if (g_libc.backtrace == nullptr) resolve_libc_functions();
+  return g_libc;
+}
+
+}  // namespace
+
+bool resolve_libc_functions() {
+  LibcFunctions& f = g_libc;
+  // Every one looked up, whatever is missing.
+  const bool found[] = {
+      find(f.sigaction, "sigaction"),
+      find(f.sigprocmask, "sigprocmask"),
+      find(f.pthread_sigmask, "pthread_sigmask"),
+      find(f.sigpending, "sigpending"),
+      find(f.sigtimedwait, "sigtimedwait"),
+      find(f.sigwaitinfo, "sigwaitinfo"),
+      find(f.sigwait, "sigwait"),
+      find(f.sigsuspend, "sigsuspend"),
+      find(f.prctl, "prctl"),
+      find(f.pthread_setname_np, "pthread_setname_np"),
+      find(f.backtrace, "backtrace"),  // last: its presence says the table is complete
+  };
+  for (const bool one : found) {
+    if (!one) return false;
+  }
+  return true;
+}
+
+const LibcFunctions& libc_functions() { return libc(); }
+
+}  // namespace dprobe::agent
+
+namespace {
+
+using dprobe::agent::libc;
 
 // A handler's own mask is cleared of the held signals too.
 struct sigaction without_held_in_mask(const struct sigaction& action) {
@@ -44,13 +97,16 @@ struct sigaction without_held_in_mask(const struct sigaction& action) {
 // loaded by dlopen (attach), not preloaded.
 int interposed_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
   using namespace dprobe::agent;
-  if (is_held_signal(sig)) {
-    program_action(sig, action, old);
-    return 0;
-  }
-  if (action == nullptr) return real_sigaction(sig, action, old);
+  if (is_held_signal(sig)) return program_action(sig, action, old);
+  if (action == nullptr) return libc().sigaction(sig, action, old);
   const struct sigaction adjusted = without_held_in_mask(*action);
-  return real_sigaction(sig, &adjusted, old);
+  return libc().sigaction(sig, &adjusted, old);
+}
+
+// Whether a wait is for a held signal: only those need the agent.
+bool waits_for_held(const sigset_t* set) {
+  using namespace dprobe::agent;
+  return set != nullptr && is_held_signal(SIGTRAP) && (to_kernel_mask(*set) & kHeld) != 0;
 }
 
 }  // namespace
@@ -64,59 +120,76 @@ DPROBE_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
   struct sigaction action {};
   action.sa_handler = handler;
   action.sa_flags = SA_RESTART;
-  sigemptyset(&action.sa_mask);
   struct sigaction old {};
   if (interposed_sigaction(sig, &action, &old) != 0) return SIG_ERR;
   return old.sa_handler;
 }
 
 DPROBE_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
-  using Fn = int (*)(int, const sigset_t*, sigset_t*);
-  static const Fn real = next<Fn>("sigprocmask");
-  if (set == nullptr || how == SIG_UNBLOCK) return real(how, set, old);
-  sigset_t adjusted = *set;
-  dprobe::agent::unblock_held(adjusted);
-  return real(how, &adjusted, old);
+  return dprobe::agent::program_sigmask(libc().sigprocmask, how, set, old);
 }
 
 DPROBE_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
-  using Fn = int (*)(int, const sigset_t*, sigset_t*);
-  static const Fn real = next<Fn>("pthread_sigmask");
-  if (set == nullptr || how == SIG_UNBLOCK) return real(how, set, old);
-  sigset_t adjusted = *set;
-  dprobe::agent::unblock_held(adjusted);
-  return real(how, &adjusted, old);
+  return dprobe::agent::program_sigmask(libc().pthread_sigmask, how, set, old);
+}
+
+DPROBE_EXPORT int sigpending(sigset_t* set) {
+  const int result = libc().sigpending(set);
+  if (result == 0 && dprobe::agent::is_held_signal(SIGTRAP)) dprobe::agent::add_kept_pending(*set);
+  return result;
+}
+
+DPROBE_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info,
+                               const struct timespec* timeout) {
+  if (!waits_for_held(set)) return libc().sigtimedwait(set, info, timeout);
+  return dprobe::agent::wait_for_signal(*set, info, timeout);
+}
+
+DPROBE_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  if (!waits_for_held(set)) return libc().sigwaitinfo(set, info);
+  return dprobe::agent::wait_for_signal(*set, info, nullptr);
+}
+
+DPROBE_EXPORT int sigwait(const sigset_t* set, int* sig) {
+  if (!waits_for_held(set)) return libc().sigwait(set, sig);
+  // sigwait() returns the error number and waits on through EINTR.
+  int result;
+  do {
+    result = dprobe::agent::wait_for_signal(*set, nullptr, nullptr);
+  } while (result < 0 && errno == EINTR);
+  if (result < 0) return errno;
+  *sig = result;
+  return 0;
+}
+
+DPROBE_EXPORT int sigsuspend(const sigset_t* mask) {
+  if (!dprobe::agent::is_held_signal(SIGTRAP)) return libc().sigsuspend(mask);
+  return dprobe::agent::suspend_with(*mask);
 }
 
 DPROBE_EXPORT int prctl(int option, ...) {
-  using Fn = int (*)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-  static const Fn real = next<Fn>("prctl");
   va_list ap;
   va_start(ap, option);
   unsigned long args[4];
   for (unsigned long& arg : args) arg = va_arg(ap, unsigned long);
   va_end(ap);
-  const int result = real(option, args[0], args[1], args[2], args[3]);
+  const int result = libc().prctl(option, args[0], args[1], args[2], args[3]);
   if (option == PR_SET_NAME && result == 0) dprobe::agent::thread_renamed();
   return result;
 }
 
 DPROBE_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
-  using Fn = int (*)(pthread_t, const char*);
-  static const Fn real = next<Fn>("pthread_setname_np");
-  const int result = real(thread, name);
+  const int result = libc().pthread_setname_np(thread, name);
   if (result == 0) dprobe::agent::thread_renamed();
   return result;
 }
 
 DPROBE_EXPORT int backtrace(void** buffer, int size) {
-  using Fn = int (*)(void**, int);
-  static const Fn real = next<Fn>("backtrace");
   // One more than asked, for this wrapper's own frame, which comes first.
   constexpr int kMost = 256;
   void* found[kMost + 1];
   // Ask for the most, whatever `size`: stubs taken out leave room for more.
-  const int count = real(found, kMost + 1);
+  const int count = libc().backtrace(found, kMost + 1);
   int kept = 0;
   for (int i = 1; i < count && kept < size; ++i) {
     if (!dprobe::agent::is_return_stub(reinterpret_cast<uint64_t>(found[i]))) {

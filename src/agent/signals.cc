@@ -1,73 +1,105 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/signals.h"
 
-#include <dlfcn.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <pthread.h>
 
 #include <atomic>
+#include <cerrno>
 
 #include "agent/agent_state.h"
 #include "agent/hit.h"
+#include "agent/interpose.h"
+#include "agent/kernel_signal.h"
+#include "agent/signal_action.h"
+#include "agent/signal_table.h"
+#include "agent/signal_thread.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/safe_memory.h"
 
 namespace dprobe::agent {
 namespace {
 
-using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+constexpr int kHeldSignals[] = {SIGTRAP, SIGSEGV, SIGBUS};
 
-SigactionFn g_real_sigaction = nullptr;
 std::atomic<bool> g_holding{false};
 
-// The program's own actions for the signals the agent holds.
-struct sigaction g_program[3];
-
-int held_index(int sig) {
-  switch (sig) {
-    case SIGTRAP:
-      return 0;
-    case SIGSEGV:
-      return 1;
-    case SIGBUS:
-      return 2;
-    default:
-      return -1;
-  }
-}
-
-// A synchronous signal the program ignores or leaves to the default: put
-// the default back and let the kernel do what it would have done.
-void take_default(int sig) {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  real_sigaction(sig, &dfl, nullptr);
-  // A fault repeats when the handler returns; a breakpoint trap has
-  // already passed, so it is raised again.
-  if (sig == SIGTRAP) ::syscall(SYS_tgkill, ::getpid(), ::syscall(SYS_gettid), sig);
-}
-
-void pass_on(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& action = g_program[held_index(sig)];
-  if ((action.sa_flags & SA_SIGINFO) != 0 && action.sa_sigaction != nullptr) {
-    action.sa_sigaction(sig, info, context);
-  } else if (action.sa_handler == SIG_DFL || action.sa_handler == SIG_IGN) {
-    take_default(sig);
-  } else {
-    action.sa_handler(sig);
-  }
-}
+uint64_t frame_address() { return reinterpret_cast<uint64_t>(__builtin_frame_address(0)); }
 
 // SI_KERNEL: what an int3 reports on x86_64 (a raise() or kill() says
 // otherwise, and is never ours).
 bool is_breakpoint_trap(const siginfo_t* info) { return info->si_code == SI_KERNEL; }
 
-void on_trap(int sig, siginfo_t* info, void* context) {
-  auto& uc = *static_cast<ucontext_t*>(context);
-  if (is_breakpoint_trap(info)) {
-    if (handle_breakpoint(uc) || rewind_removed_breakpoint(uc)) return;
+// The program dies by the signal, as it would untraced: the default action
+// in force, the signal unblocked, sent again to this thread. (A fault would
+// repeat on return too, but a trap or a sent signal would not.)
+void take_default(int sig, ucontext_t& context) {
+  KernelSigaction dfl{};
+  dfl.handler = reinterpret_cast<void*>(SIG_DFL);
+  kernel_sigaction(sig, &dfl, nullptr);
+  const SignalMask bit = signal_bit(sig);
+  kernel_sigmask(SIG_UNBLOCK, &bit, nullptr);
+  set_kernel_mask(context.uc_sigmask, to_kernel_mask(context.uc_sigmask) & ~bit);
+  arch::raw_syscall(SYS_tgkill, arch::raw_getpid(), arch::raw_gettid(), sig);
+  // Still here only for a default action that stops: continued, the
+  // agent's handler goes back in.
+  const RecordedAction now = read_action(sig);
+  write_action(sig, &now, nullptr);
+}
+
+// The program's handler, as the kernel would have run it. The mask while
+// it runs is the handler's (delivery mask | sa_mask | the signal unless
+// SA_NODEFER), except that SIGTRAP, SIGSEGV and SIGBUS stay really
+// deliverable: a probe on a function the handler calls traps (SIGTRAP), and
+// a probe's fault-safe read may fault (SIGSEGV, SIGBUS); either while
+// blocked would be forced to the default action by the kernel and kill
+// the process. The program's view has them blocked (signal_thread.h): a
+// sent one waits, a real fault of the handler's own dies, as untraced.
+void call_program_handler(int sig, siginfo_t* info, ucontext_t& context,
+                          const RecordedAction& recorded, const Decision& decision,
+                          uint32_t version) {
+  if (decision.reset_to_default) reset_to_default(sig, version);
+  const SignalMask real = decision.handler_mask & ~kHeld;
+  const uint64_t frame_sp = frame_address();
+  enter_handler(decision.handler_mask, real, context, frame_sp);
+  kernel_sigmask(SIG_SETMASK, &real, nullptr);
+  if (decision.siginfo) {
+    reinterpret_cast<void (*)(int, siginfo_t*, void*)>(recorded.handler)(sig, info, &context);
+  } else {
+    reinterpret_cast<void (*)(int)>(recorded.handler)(sig);
   }
-  pass_on(sig, info, context);
+  leave_handler(context, frame_sp);
+  // The mask sigreturn restores, now: a signal kept pending meanwhile and
+  // unblocked by it comes as it would after the return.
+  const SignalMask after = to_kernel_mask(context.uc_sigmask);
+  kernel_sigmask(SIG_SETMASK, &after, nullptr);
+  release_unblocked();
+}
+
+// A signal that is not the agent's: what the kernel would have done.
+void pass_on(int sig, siginfo_t* info, ucontext_t& context) {
+  const SignalMask real = to_kernel_mask(context.uc_sigmask);
+  Delivery delivery;
+  delivery.sig = sig;
+  // si_code > 0: generated by the kernel for the instruction (a fault, a
+  // trap), not sent by kill(), raise(), sigqueue() or tgkill().
+  delivery.origin = info->si_code > 0 ? Origin::kForced : Origin::kSent;
+  delivery.blocked = (real & ~kHeld) | program_blocked(context_sp(context), real);
+  uint32_t version = 0;
+  const RecordedAction recorded = read_action(sig, &version);
+  const Decision decision = decide(recorded.action, delivery);
+  switch (decision.outcome) {
+    case Outcome::kIgnore:
+      return;
+    case Outcome::kLeavePending:
+      keep_pending(sig, *info, context);
+      return;
+    case Outcome::kTakeDefault:
+      take_default(sig, context);
+      return;
+    case Outcome::kCallHandler:
+      call_program_handler(sig, info, context, recorded, decision, version);
+      return;
+  }
 }
 
 // A fault of an instruction run out of line shows the program the address
@@ -81,66 +113,156 @@ void point_back_to_original(ucontext_t& context) {
   }
 }
 
-void on_fault(int sig, siginfo_t* info, void* context) {
-  // si_code > 0: raised by the kernel for a fault, not sent by kill().
-  if (info->si_code > 0 && arch::fixup_memory_fault(context)) return;
-  point_back_to_original(*static_cast<ucontext_t*>(context));
+void on_signal(int sig, siginfo_t* info, void* raw_context) {
+  auto& context = *static_cast<ucontext_t*>(raw_context);
+  if (sig == SIGTRAP) {
+    if (is_breakpoint_trap(info) &&
+        (handle_breakpoint(context) || rewind_removed_breakpoint(context))) {
+      return;
+    }
+  } else {
+    if (info->si_code > 0 && arch::fixup_memory_fault(raw_context)) return;
+    point_back_to_original(context);
+  }
   pass_on(sig, info, context);
 }
 
-bool install(int sig, void (*handler)(int, siginfo_t*, void*)) {
-  struct sigaction action {};
-  action.sa_sigaction = handler;
-  // SA_NODEFER: a breakpoint hit inside a handler (a probed function the
-  // handler uses) must trap again and be turned away, not kill the process
-  // as a blocked synchronous signal would.
-  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  return real_sigaction(sig, &action, &g_program[held_index(sig)]) == 0;
+// The restorer the C library gives its actions (the kernel returns every
+// handler through it; unwinders know it): libc installs the agent's
+// handler once, at start-up before any probe is armed, and the kernel says
+// which restorer it set.
+void* learn_restorer() {
+  struct sigaction first {};
+  first.sa_sigaction = on_signal;
+  first.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+  if (libc_functions().sigaction(SIGTRAP, &first, nullptr) != 0) return nullptr;
+  KernelSigaction now{};
+  if (arch::raw_failed(kernel_sigaction(SIGTRAP, nullptr, &now))) return nullptr;
+  return (now.flags & kSaRestorer) != 0 ? now.restorer : nullptr;
 }
 
 }  // namespace
 
-int real_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
-  if (g_real_sigaction == nullptr) {
-    g_real_sigaction = reinterpret_cast<SigactionFn>(::dlsym(RTLD_NEXT, "sigaction"));
-    if (g_real_sigaction == nullptr) return -1;
+bool install_signal_handlers() {
+  if (g_holding.load()) {
+    check_signal_handlers();
+    return true;
   }
-  return g_real_sigaction(sig, action, old);
+  if (!resolve_libc_functions()) return false;
+  KernelSigaction earlier[3]{};
+  for (int i = 0; i < 3; ++i) kernel_sigaction(kHeldSignals[i], nullptr, &earlier[i]);
+  void* restorer = learn_restorer();
+#if defined(__x86_64__)
+  if (restorer == nullptr) return false;  // the kernel needs one on x86_64
+#endif
+  set_agent_handler(on_signal, restorer);
+  for (int i = 0; i < 3; ++i) {
+    const RecordedAction program = from_kernel(earlier[i]);
+    if (!write_action(kHeldSignals[i], &program, nullptr)) return false;
+  }
+  ::pthread_atfork(nullptr, nullptr, forget_pending);
+  g_holding.store(true);
+  return true;
 }
 
-bool install_signal_handlers() {
-  const bool ok =
-      install(SIGTRAP, on_trap) && install(SIGSEGV, on_fault) && install(SIGBUS, on_fault);
-  g_holding.store(ok);
-  return ok;
+bool check_signal_handlers() {
+  if (!g_holding.load()) return true;
+  bool intact = true;
+  for (const int sig : kHeldSignals) {
+    if (agent_handler_installed(sig)) continue;
+    intact = false;
+    KernelSigaction found{};
+    kernel_sigaction(sig, nullptr, &found);
+    const RecordedAction program = from_kernel(found);
+    write_action(sig, &program, nullptr);
+  }
+  return intact;
 }
+
+uint64_t signal_restorer_address() { return reinterpret_cast<uint64_t>(agent_restorer()); }
 
 bool is_held_signal(int sig) { return held_index(sig) >= 0 && g_holding.load(); }
 
-void program_action(int sig, const struct sigaction* action, struct sigaction* old) {
-  const int index = held_index(sig);
-  if (old != nullptr) *old = g_program[index];
-  if (action != nullptr) g_program[index] = *action;
+int program_action(int sig, const struct sigaction* action, struct sigaction* old) {
+  RecordedAction previous;
+  RecordedAction next;
+  if (action != nullptr) next = from_sigaction(*action);
+  if (!write_action(sig, action != nullptr ? &next : nullptr, &previous)) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (old != nullptr) to_sigaction(previous, *old);
+  return 0;
+}
+
+int program_sigmask(MaskFn real, int how, const sigset_t* set, sigset_t* old) {
+  if (!g_holding.load() || (set == nullptr && old == nullptr)) return real(how, set, old);
+  const SignalMask before = program_blocked(frame_address(), kernel_mask_now());
+  SignalMask asked = 0;
+  sigset_t adjusted;
+  if (set != nullptr) {
+    adjusted = *set;  // `set` and `old` may be one
+    asked = to_kernel_mask(adjusted) & kHeld;
+    unblock_held(adjusted);
+  }
+  const int result = real(how, set != nullptr ? &adjusted : nullptr, old);
+  if (result != 0) return result;
+  if (old != nullptr) set_kernel_mask(*old, to_kernel_mask(*old) | before);
+  if (set == nullptr) return result;
+  SignalMask next = before;
+  if (how == SIG_BLOCK) next |= asked;
+  if (how == SIG_UNBLOCK) next &= ~asked;
+  if (how == SIG_SETMASK) next = asked;
+  set_program_blocked(next, kernel_mask_now());
+  release_unblocked();
+  return result;
+}
+
+void add_kept_pending(sigset_t& set) { set_kernel_mask(set, to_kernel_mask(set) | kept_pending()); }
+
+int wait_for_signal(const sigset_t& set, siginfo_t* info, const struct timespec* timeout) {
+  const SignalMask wanted = to_kernel_mask(set);
+  siginfo_t local;
+  siginfo_t* out = info != nullptr ? info : &local;
+  while (true) {
+    const uint32_t seen = pending_arrivals();
+    if (const int sig = take_pending(wanted, out); sig != 0) return sig;
+    const long result =
+        wait_syscall(SYS_rt_sigtimedwait, arch::raw_arg(&wanted), arch::raw_arg(out),
+                     arch::raw_arg(timeout), sizeof(SignalMask), seen);
+    if (result == kWaitInterrupted) continue;  // one was kept meanwhile: look again
+    if (arch::raw_failed(result)) {
+      errno = static_cast<int>(-result);
+      return -1;
+    }
+    return static_cast<int>(result);
+  }
+}
+
+int suspend_with(const sigset_t& mask) {
+  const SignalMask asked = to_kernel_mask(mask);
+  const SignalMask saved = program_blocked(frame_address(), kernel_mask_now());
+  set_view(asked);
+  while (true) {
+    const uint32_t seen = pending_arrivals();
+    if ((kept_pending() & ~asked) != 0) {
+      release_unblocked();  // its handler runs now
+      break;
+    }
+    const SignalMask real = asked & ~kHeld;
+    const long result =
+        wait_syscall(SYS_rt_sigsuspend, arch::raw_arg(&real), sizeof(SignalMask), 0, 0, seen);
+    if (result != kWaitInterrupted) break;
+  }
+  set_view(saved);
+  release_unblocked();
+  errno = EINTR;
+  return -1;
 }
 
 void unblock_held(sigset_t& set) {
   if (!g_holding.load()) return;
-  sigdelset(&set, SIGTRAP);
-  sigdelset(&set, SIGSEGV);
-  sigdelset(&set, SIGBUS);
-}
-
-uint64_t signal_restorer_address() {
-  // The kernel's view of the action holds the restorer the C library set.
-  struct KernelSigaction {
-    void* handler;
-    unsigned long flags;
-    void* restorer;
-    uint64_t mask;
-  } action{};
-  if (::syscall(SYS_rt_sigaction, SIGTRAP, nullptr, &action, sizeof(uint64_t)) != 0) return 0;
-  return reinterpret_cast<uint64_t>(action.restorer);
+  set_kernel_mask(set, to_kernel_mask(set) & ~kHeld);
 }
 
 }  // namespace dprobe::agent
