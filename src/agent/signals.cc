@@ -226,7 +226,10 @@ int wait_for_signal(const sigset_t& set, siginfo_t* info, const struct timespec*
   siginfo_t* out = info != nullptr ? info : &local;
   while (true) {
     const uint32_t seen = pending_arrivals();
-    if (const int sig = take_pending(wanted, out); sig != 0) return sig;
+    if (const int sig = take_pending(wanted, out); sig != 0) {
+      if (out->si_code == SI_TKILL) out->si_code = SI_USER;
+      return sig;
+    }
     const long result =
         wait_syscall(SYS_rt_sigtimedwait, arch::raw_arg(&wanted), arch::raw_arg(out),
                      arch::raw_arg(timeout), sizeof(SignalMask), seen);
@@ -235,6 +238,9 @@ int wait_for_signal(const sigset_t& set, siginfo_t* info, const struct timespec*
       errno = static_cast<int>(-result);
       return -1;
     }
+    // As the C library's sigtimedwait: POSIX says SI_USER where the
+    // kernel says SI_TKILL.
+    if (out->si_code == SI_TKILL) out->si_code = SI_USER;
     return static_cast<int>(result);
   }
 }
