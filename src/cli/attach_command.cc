@@ -109,6 +109,17 @@ bool any_thread_alive(pid_t pid) {
   return false;
 }
 
+// A thread of the process that has not exited (its /proc entry shows the
+// executable when the main thread's no longer does); `pid` if none.
+pid_t live_thread(pid_t pid) {
+  for (pid_t tid : task_ids(pid)) {
+    const char state =
+        process_state_of("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+    if (state != 'Z' && state != 'X' && state != '?') return tid;
+  }
+  return pid;
+}
+
 // A ptrace tracer of any of its threads (strace, gdb): who, or nothing.
 Result<void> check_not_ptraced(pid_t pid) {
   for (pid_t tid : task_ids(pid)) {
@@ -266,7 +277,7 @@ int run_attach(const AttachOptions& options, std::ostream& errors) {
     return kExitFailure;
   }
   DefinitionSources sources = options.sources;
-  sources.executable = executable_of(options.pid);
+  sources.executable = executable_of(live_thread(options.pid));
   auto set = load_definitions(sources, errors);
   if (!set) return kExitBadDefinition;
   auto disabled = disabled_ids(options.disabled, *set);

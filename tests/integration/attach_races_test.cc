@@ -1,0 +1,133 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Attaching where it is not simple (tests/programs/attach_sleeper.c,
+// busy_loop.c): into a nanosleep (which must neither fail with EINTR nor
+// end early), into a process whose main thread has exited, into a process
+// already traced by strace or by another dprobe (refused, before
+// anything is injected, with the tracer named).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "integration/dprobe_run.h"
+#include "integration/live_process.h"
+
+namespace dprobe::integration {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+const std::string kSleeperProbe = "p:g/s sleeper_probe i=%di";
+
+// The child of `parent` (the program a `dprobe run` started), 0 if none.
+pid_t child_of(pid_t parent) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = read_file(entry.path().string() + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + paren + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
+      return static_cast<pid_t>(std::stol(name));
+    }
+  }
+  return 0;
+}
+
+// Disabled: fails today (EINTR after ~250 ms): the ptrace stop/call/restore path does
+// not yet make the kernel restart the interrupted nanosleep (traced_process.cc).
+TEST(AttachRaces, DISABLED_NanosleepOfTheTargetIsNeitherInterruptedNorShortened) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess target({program("attach_sleeper_O0"), "sleep", "2000"}, dir.file("t.out"),
+                     dir.file("t.err"));
+  ASSERT_TRUE(target.wait_for_output("attach_sleeper: sleeping", 20s));
+  std::this_thread::sleep_for(200ms);
+  const RunResult attach = run_dprobe(
+      {"attach", "-p", std::to_string(target.pid()), "-e", kSleeperProbe, "--duration", "0.2"});
+  EXPECT_EQ(attach.status, 0) << attach;
+  ASSERT_EQ(target.wait(30s), 0);
+  const std::string out = target.out();
+  EXPECT_THAT(out, HasSubstr("attach_sleeper: slept 0 0 ")) << out;
+  EXPECT_GE(last_number_after(out, "attach_sleeper: slept 0 0 ").value_or(0), 1990u) << out;
+}
+
+// Disabled: the check and the calling thread are fixed, but the load point and
+// the mapped-file lookups (load_point.cc, process_maps.cc) still read
+// /proc/PID/maps, empty for a zombie main thread: they need the live thread.
+TEST(AttachRaces, DISABLED_ProcessWhoseMainThreadExitedIsAttachedThroughALiveThread) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess target({program("attach_sleeper_O0"), "orphan", "8"}, dir.file("t.out"),
+                     dir.file("t.err"));
+  ASSERT_TRUE(target.wait_for_output("attach_sleeper: worker ready", 20s));
+  ASSERT_TRUE(eventually([&] { return process_state(target.pid()) == 'Z'; }, 5s));
+  const RunResult attach = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
+                                       kSleeperProbe, "--duration", "0.5", "--profile"});
+  EXPECT_EQ(attach.status, 0) << attach;
+  EXPECT_THAT(attach.err, Not(HasSubstr("exited"))) << attach;
+  const auto row = profile_row(parse_profile(attach.out), "s");
+  EXPECT_TRUE(row && row->hits > 0) << attach;
+  EXPECT_EQ(target.wait(30s), 0);
+  EXPECT_THAT(target.out(), HasSubstr("attach_sleeper: worker calls")) << target.out();
+}
+
+TEST(AttachRaces, ProcessUnderStraceIsRefusedNamingTheTracer) {
+  const std::string strace = find_tool("strace");
+  if (strace.empty()) GTEST_SKIP() << "needs strace";
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess traced({strace, "-o", "/dev/null", program("busy_loop_O2"), "1", "30"},
+                     dir.file("b.out"), dir.file("b.err"));
+  ASSERT_TRUE(traced.wait_for_output("busy_loop: ready", 20s)) << traced.err();
+  const pid_t busy = child_of(traced.pid());
+  ASSERT_GT(busy, 0);
+  const RunResult attach = run_dprobe(
+      {"attach", "-p", std::to_string(busy), "-e", "p:g/b busy_probe", "--duration", "0.2"});
+  EXPECT_NE(attach.status, 0) << attach;
+  EXPECT_THAT(attach.err,
+              HasSubstr("is already traced by strace (pid " + std::to_string(traced.pid()) + ")"))
+      << attach;
+  EXPECT_THAT(attach.err, Not(HasSubstr("set-uid"))) << attach;
+}
+
+// A second session (here into a `dprobe run`) is refused at once: no
+// injected dlopen, no crash of the target, no wait.
+TEST(AttachRaces, ProcessTracedByDprobeIsRefusedAndUnharmed) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  for (int round = 0; round < 4; ++round) {
+    LiveProcess run({DPROBE_BINARY, "run", "-e", "p:g/b busy_probe", "-o", dir.file("trace"), "--",
+                     program("busy_loop_O2"), "1", "30"},
+                    dir.file("r.out"), dir.file("r.err"));
+    ASSERT_TRUE(run.wait_for_output("busy_loop: ready", 20s)) << run.err();
+    const pid_t busy = child_of(run.pid());
+    ASSERT_GT(busy, 0);
+    const auto start = std::chrono::steady_clock::now();
+    const RunResult attach = run_dprobe(
+        {"attach", "-p", std::to_string(busy), "-e", "p:g/c busy_probe", "--duration", "0.2"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    EXPECT_NE(attach.status, 0) << attach;
+    EXPECT_THAT(attach.err,
+                HasSubstr("process " + std::to_string(busy) + " is already traced by dprobe (pid " +
+                          std::to_string(run.pid()) + ")"))
+        << attach;
+    const uint64_t before = last_number_after(run.out(), "busy_loop: calls ").value_or(0);
+    EXPECT_TRUE(eventually(
+        [&] { return last_number_after(run.out(), "busy_loop: calls ").value_or(0) > before; }, 5s))
+        << "the traced program stopped: " << run.err();
+    EXPECT_TRUE(process_running(busy));
+  }
+}
+
+}  // namespace
+}  // namespace dprobe::integration
