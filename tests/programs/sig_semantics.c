@@ -29,6 +29,8 @@
 //                     sent by another thread; the handler has SA_RESTART: the
 //                     read goes on and returns the byte written later
 //   norestart         the same without SA_RESTART: the read fails with EINTR
+//   pthread-kill      pthread_kill() sends SIGSEGV to another thread, whose
+//                     handler runs
 //   wait-trap         SIGTRAP blocked with sigprocmask, raised, seen in
 //                     sigpending, taken with sigtimedwait
 //   unblock-delivers  SIGSEGV (with a handler) blocked, raised: pending; the
@@ -314,9 +316,12 @@ static void on_segv_count(int sig, siginfo_t* info, void* context) {
   ++handled;
 }
 
+static volatile pid_t reader_tid;
+
 static void* reader(void* arg) {
   (void)arg;
   char byte = 0;
+  reader_tid = gettid();
   reader_ready = 1;
   const ssize_t n = read(pipe_ends[0], &byte, 1);
   const int error = errno;
@@ -331,18 +336,58 @@ static void sleep_ms(long ms) {
   }
 }
 
+// The reader is asleep in read() when the kernel says so: the system call
+// it is in is read (0 on x86_64), not just that it got near it.
+static void wait_until_in_read(pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+  for (int tries = 0; tries < 10000; ++tries) {
+    char text[32] = {0};
+    FILE* file = fopen(path, "r");
+    if (file != NULL) {
+      (void)!fread(text, 1, sizeof(text) - 1, file);
+      fclose(file);
+    }
+    if (strncmp(text, "0 ", 2) == 0) {
+      sleep_ms(20);  // in read(), and asleep in it
+      return;
+    }
+    sleep_ms(1);
+  }
+  check(0, "the reader never blocked in read()");
+}
+
 static void restart(int flags) {
   install(SIGSEGV, on_segv_count, flags, NULL);
   check(pipe(pipe_ends) == 0, "pipe");
   pthread_t thread;
   check(pthread_create(&thread, NULL, reader, NULL) == 0, "pthread_create");
   while (!reader_ready) sleep_ms(1);
-  // Long enough for the reader to be asleep in read().
-  sleep_ms(300);
-  check(pthread_kill(thread, SIGSEGV) == 0, "pthread_kill");
+  wait_until_in_read(reader_tid);
+  // tgkill itself: pthread_kill() is the pthread-kill mode's.
+  check(syscall(SYS_tgkill, getpid(), reader_tid, SIGSEGV) == 0, "tgkill");
   sleep_ms(300);
   (void)!write(pipe_ends[1], "x", 1);
   pthread_join(thread, NULL);
+}
+
+// glibc's pthread_kill() to another thread runs part of itself with every
+// signal blocked (and calls getpid there).
+static void* wait_for_signal(void* arg) {
+  (void)arg;
+  reader_ready = 1;
+  while (!handled) sleep_ms(1);
+  return NULL;
+}
+
+static void pthread_kill_mode(void) {
+  install(SIGSEGV, on_segv_count, SA_RESTART, NULL);
+  pthread_t thread;
+  check(pthread_create(&thread, NULL, wait_for_signal, NULL) == 0, "pthread_create");
+  while (!reader_ready) sleep_ms(1);
+  check(pthread_kill(thread, SIGSEGV) == 0, "pthread_kill");
+  pthread_join(thread, NULL);
+  say("handled %d\n", handled);
 }
 
 // ---- Blocked signals taken by wait, pending, unblock -----------------------------------
@@ -470,6 +515,7 @@ static const struct Mode kModes[] = {
     {"siginfo", siginfo_mode},
     {"restart", restart_mode},
     {"norestart", norestart_mode},
+    {"pthread-kill", pthread_kill_mode},
     {"wait-trap", wait_trap},
     {"unblock-delivers", unblock_delivers},
     {"sigwait-segv", sigwait_segv},
