@@ -136,17 +136,19 @@ uint32_t live_instances_of(const core::Probe& probe, size_t handler, const Threa
 }
 
 // The return events that may take an instance now; a miss for the others.
+// An instance names its events by their place among the probe's handlers,
+// in 64 bits: a return event placed past those is a miss on every hit.
 uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, ReturnMachinery& m,
                            AgentState& state) noexcept {
   uint64_t admitted = 0;
-  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
+  for (size_t k = 0; k < probe.handlers.size(); ++k) {
     const AgentEvent* event = state.events.find(probe.handlers[k]);
     if (event == nullptr || !event->desc.is_return) continue;
     trace::EventCounter& counter = state.memory->counter(probe.handlers[k]);
     if (counter.disabled.load(std::memory_order_relaxed) != 0) continue;
     counter.hits.fetch_add(1, std::memory_order_relaxed);
     const uint32_t limit = event->maxactive != 0 ? event->maxactive : kDefaultMaxActive;
-    if (thread.return_depth < kMaxLivePerThread &&
+    if (k < 64 && thread.return_depth < kMaxLivePerThread &&
         live_instances_of(probe, k, thread, m, limit) < limit) {
       admitted |= uint64_t{1} << k;
     } else {
@@ -257,6 +259,28 @@ bool unlink_zombie(uint32_t index, ThreadTrace& thread, ReturnMachinery& m) noex
   return false;
 }
 
+// Which threads still run, asked of the kernel once per thread per sweep
+// (instances outnumber threads by far).
+class ThreadLiveness {
+ public:
+  explicit ThreadLiveness(uint32_t pid) : pid_(pid) {}
+  bool alive(uint32_t tid) noexcept {
+    if (tid == 0) return true;  // taken before its thread knew its id
+    Entry& entry = entries_[(tid * 2654435761u) % kEntries];
+    if (entry.tid != tid) entry = {tid, thread_alive(pid_, tid)};
+    return entry.alive;
+  }
+
+ private:
+  static constexpr uint32_t kEntries = 509;
+  struct Entry {
+    uint32_t tid = 0;
+    bool alive = false;
+  };
+  uint32_t pid_;
+  Entry entries_[kEntries];
+};
+
 bool traced_here(const ThreadTrace& thread, AgentState& state) noexcept {
   return state.recording.load(std::memory_order_relaxed) && !thread.in_handler &&
          !thread.is_agent && !thread.in_agent;
@@ -307,6 +331,7 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const 
   instance.probe_id = probe.id;
   instance.function = probe.address;
   instance.on_altstack = on_altstack;
+  instance.tid = thread.tid;
   // A tail call out of a probed function returns through its stub: the
   // caller to name is the one the outer instance goes back to.
   const auto chained = m->stubs->index_of(return_address);
@@ -324,11 +349,22 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const 
   ++thread.return_depth;
 }
 
-void drop_thread_instances(ThreadTrace& thread) noexcept {
-  if (g_machinery == nullptr) return;
+void drop_exited_instances(uint32_t pid) noexcept {
+  ReturnMachinery* m = g_machinery;
+  if (m == nullptr) return;
   AgentState& state = agent_state();
-  while (thread.return_top != 0) drop_top(thread, *g_machinery, state);
-  sweep_zombies(thread, *g_machinery);
+  ThreadLiveness liveness(pid);
+  for (uint32_t index = 0; index < m->pool.size(); ++index) {
+    ReturnInstance& instance = m->pool.at(index);
+    uint32_t seen = instance.state.load(std::memory_order_acquire);
+    if (seen == core::kInstanceFree || liveness.alive(instance.tid)) continue;
+    if (seen == core::kInstanceLive) {
+      if (!instance.state.compare_exchange_strong(seen, core::kInstanceZombie)) continue;
+      count_misses(instance, state);
+      seen = core::kInstanceZombie;
+    }
+    if (seen == core::kInstanceReturned || !still_in_its_slot(index, *m)) free_instance(index, *m);
+  }
 }
 
 bool is_return_stub(uint64_t address) noexcept {

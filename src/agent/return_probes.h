@@ -38,8 +38,11 @@ struct StackInfo {
 void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
                    ThreadTrace& thread, AgentState& state) noexcept;
 
-// A thread exits: its live instances are dropped and counted.
-void drop_thread_instances(ThreadTrace& thread) noexcept;
+// Drops the instances of the threads of process `pid` that have exited,
+// counting the live ones as misses; an instance whose stack slot still
+// holds its stub waits as a zombie (its frame may be on a stack another
+// thread runs, a coroutine's). For the agent's own thread, now and then.
+void drop_exited_instances(uint32_t pid) noexcept;
 
 // Whether `address` is one of the return stubs (for backtrace(3)).
 bool is_return_stub(uint64_t address) noexcept;

@@ -1,12 +1,14 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/thread_trace.h"
 
-#include <pthread.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "agent/agent_state.h"
 #include "agent/return_probes.h"
+#include "arch/runtime/raw_syscall.h"
 
 namespace dprobe::agent {
 namespace {
@@ -15,18 +17,11 @@ namespace {
 // no lazy allocation behind it.
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
 
-pthread_key_t g_exit_key;
 std::atomic<uint32_t> g_name_generation{0};
 std::atomic<uint32_t> g_session{0};
-const trace::TraceMemory* g_memory = nullptr;
-
-void retire_slot(void*) {
-  ThreadTrace& t = t_trace;
-  drop_thread_instances(t);
-  if (!t.has_ring || g_memory == nullptr || t.session != g_session.load()) return;
-  t.has_ring = false;
-  g_memory->slot(t.slot).state.store(trace::kSlotRetired, std::memory_order_release);
-}
+// The process's id, learnt outside any handler (at start-up, and in a
+// forked child): a hit asks the kernel nothing it can do without.
+std::atomic<uint32_t> g_pid{0};
 
 bool claim_slot(const trace::TraceMemory& memory, ThreadTrace& t) {
   for (uint32_t i = 0; i < memory.slot_count(); ++i) {
@@ -51,18 +46,21 @@ bool claim_slot(const trace::TraceMemory& memory, ThreadTrace& t) {
   return false;
 }
 
-// The thread's name, straight from the kernel: prctl itself is interposed.
+// The thread's name, straight from the kernel: prctl itself is interposed,
+// and every function of libc may carry a probe.
 void read_name(ThreadTrace& t) {
   t.name_generation = g_name_generation.load(std::memory_order_acquire);
   char name[16] = {};
-  ::syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
+  arch::raw_syscall(SYS_prctl, PR_GET_NAME, arch::raw_arg(name));
   __builtin_memcpy(t.comm, name, sizeof(name));
 }
 
-// Who the thread is: the only system calls a hit makes, once per thread.
+// Who the thread is: the only system calls a hit makes (gettid and prctl,
+// which sandboxes allow since the C library itself makes them), once per
+// thread.
 void learn_identity(ThreadTrace& t) {
-  t.pid = static_cast<uint32_t>(::getpid());
-  t.tid = static_cast<uint32_t>(::syscall(SYS_gettid));
+  t.pid = g_pid.load(std::memory_order_relaxed);
+  t.tid = arch::raw_gettid();
   read_name(t);
 }
 
@@ -80,13 +78,14 @@ void publish_name(ThreadTrace& t) {
 
 }  // namespace
 
-void init_thread_traces() { ::pthread_key_create(&g_exit_key, retire_slot); }
+void init_thread_traces() { g_pid.store(arch::raw_getpid(), std::memory_order_relaxed); }
 
 ThreadTrace& current_thread() { return t_trace; }
 
 void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
 
 void thread_forked() {
+  g_pid.store(arch::raw_getpid(), std::memory_order_relaxed);
   t_trace.has_ring = false;
   t_trace.pid = 0;
   t_trace.tid = 0;
@@ -105,14 +104,31 @@ void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
     }
     return;
   }
-  g_memory = &memory;
-  if (t.tid == 0) {
-    learn_identity(t);
-    // The exit hook runs for threads with a non-null value: it gives the
-    // ring back and drops the thread's live return instances.
-    ::pthread_setspecific(g_exit_key, &t);
-  }
+  if (t.tid == 0) learn_identity(t);
   t.has_ring = claim_slot(memory, t);
+}
+
+void retire_exited_threads() noexcept {
+  const std::optional<trace::TraceMemory>& memory = agent_state().memory;
+  const uint32_t pid = g_pid.load(std::memory_order_relaxed);
+  if (!memory) return;
+  for (uint32_t i = 0; i < memory->slot_count(); ++i) {
+    trace::SlotState& slot = memory->slot(i);
+    if (slot.state.load(std::memory_order_acquire) != trace::kSlotActive) continue;
+    const auto* control = static_cast<const trace::RingControl*>(memory->ring(i));
+    if (thread_alive(pid, control->tid)) continue;
+    uint32_t active = trace::kSlotActive;
+    slot.state.compare_exchange_strong(active, trace::kSlotRetired, std::memory_order_release);
+  }
+  drop_exited_instances(pid);
+}
+
+// At exit() (or when the agent is unloaded): threads that exited since the
+// last pass are counted now, before the CLI reads the final profile.
+__attribute__((destructor)) void retire_before_exit() { retire_exited_threads(); }
+
+bool thread_alive(uint32_t pid, uint32_t tid) noexcept {
+  return arch::raw_syscall(SYS_tgkill, pid, tid, 0) != -ESRCH;
 }
 
 }  // namespace dprobe::agent

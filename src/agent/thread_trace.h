@@ -1,8 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // What the agent keeps per traced thread: its ring (a slot of the shared
-// trace memory, taken on the thread's first hit and given back when it
-// exits), its name for $comm, and the recursion guard that turns away a hit
+// trace memory, taken on the thread's first hit and given back once it has
+// exited), its name for $comm, and the recursion guard that turns away a hit
 // inside a handler, as the kernel's kprobe_running() does.
 //
 //   ThreadTrace& t = current_thread();
@@ -47,8 +47,19 @@ ThreadTrace& current_thread();
 // hit retries when every slot was taken.
 void ensure_ring(ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
 
-// Called once at start-up: registers the thread-exit hook that retires rings.
+// Called once at start-up, outside any handler.
 void init_thread_traces();
+
+// Gives back the rings of threads that have exited, and drops their live
+// return instances. Called now and then by the agent's own thread: a hit
+// registers nothing with the C library (pthread_setspecific may allocate),
+// and a thread may exit with signals blocked, past any hook of ours. The
+// thread's static TLS, ThreadTrace included, starts zeroed in a new thread
+// even where the C library reuses a cached stack.
+void retire_exited_threads() noexcept;
+
+// Whether thread `tid` of process `pid` still runs (a signal 0 finds it).
+bool thread_alive(uint32_t pid, uint32_t tid) noexcept;
 
 // Some thread was renamed: every thread reads its name again at its next
 // hit (a system call, only after a rename).

@@ -49,6 +49,8 @@ struct ReturnInstance {
   uint32_t probe_id;   // its probe, looked up at the return: it may be gone
   uint32_t prev;       // the next older instance of its thread's list + 1; 0: none
   uint32_t next_free;  // in the free list
+  uint32_t tid;        // the thread that took it: once it has exited, the
+                       // instance is dropped
   std::atomic<uint32_t> state;
   bool on_altstack;  // taken on the signal stack
 };
