@@ -2,12 +2,37 @@
 #include "cli/trace_reader.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
 #include "cli/line_writer.h"
 
 namespace dprobe::cli {
+
+namespace {
+
+uint64_t steady_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
+uint64_t PlausibleCount::observe(uint64_t value, uint64_t now_ns) {
+  if (corrupt_) return value_;
+  const uint64_t elapsed = seen_ns_ == 0 ? 0 : now_ns - seen_ns_;
+  const uint64_t room = elapsed + kSlack;
+  if (value < value_ || value - value_ > room) {
+    corrupt_ = true;
+    return value_;
+  }
+  value_ = value;
+  seen_ns_ = now_ns;
+  return value_;
+}
 
 TraceReader::TraceReader(const trace::TraceMemory& memory,
                          const std::vector<trace::EventDesc>& events,
@@ -32,7 +57,17 @@ size_t TraceReader::poll() {
 size_t TraceReader::collect(TracePass& pass) {
   const size_t before = pass.size();
   for (uint32_t i = 0; i < memory_.slot_count(); ++i) drain_slot(i, pass);
+  observe_slotless();
   return pass.size() - before;
+}
+
+void TraceReader::observe_slotless() {
+  slotless_.observe(memory_.header().slotless.load(std::memory_order_relaxed), steady_ns());
+  if (slotless_.corrupt() && !slotless_said_) {
+    slotless_said_ = true;
+    problems_.push_back("the trace memory's count of hits that found no ring is corrupt; kept at " +
+                        std::to_string(slotless_.value()));
+  }
 }
 
 void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
@@ -41,31 +76,53 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
   if (value != trace::kSlotActive && value != trace::kSlotRetired) return;
   Slot& slot = slots_[index];
   const uint32_t generation = state.generation.load(std::memory_order_acquire);
+  if (slot.lost && slot.generation == generation) {
+    // Given up on: freed once its thread is done with it, never read again.
+    if (value == trace::kSlotRetired) free_slot(state, value);
+    return;
+  }
   if (!slot.reader || slot.generation != generation) {
+    slot.reader.reset();
+    slot.generation = generation;
     auto ring = trace::RingBuffer::attach(memory_.ring(index), memory_.ring_bytes());
     if (!ring) {
-      problems_.push_back("ring " + std::to_string(index) + ": " + ring.error().message);
+      lose(slot, "ring " + std::to_string(index) + ": " + ring.error().message);
       return;
     }
+    slot.lost = false;
     slot.reader.emplace(*ring);
-    slot.generation = generation;
+    slot.lost_count = PlausibleCount{};
     slot.comm = slot.reader->comm();
   }
   trace::RingReader& reader = *slot.reader;
   reader.drain([&](const trace::RecordHeader* header, std::span<const std::byte> record) {
     take(slot, header, record, pass);
   });
+  ring_lost(slot);
   if (reader.corrupt()) {
-    problems_.push_back("ring of thread " + std::to_string(reader.tid()) + ": " +
-                        reader.corruption());
+    lose(slot, "ring of thread " + std::to_string(reader.tid()) + ": " + reader.corruption());
+    return;
   }
   // Retired before this drain began: everything it wrote has been read.
-  if (value == trace::kSlotRetired || reader.corrupt()) {
-    lost_retired_ += reader.lost();
+  if (value == trace::kSlotRetired) {
+    lost_retired_ += ring_lost(slot);
     slot.reader.reset();
-    uint32_t expected = value;
-    state.state.compare_exchange_strong(expected, trace::kSlotFree, std::memory_order_release);
+    free_slot(state, value);
   }
+}
+
+// A ring that cannot be read on is lost, counted and said once; the other
+// rings go on. Its slot stays taken while its thread may still write there.
+void TraceReader::lose(Slot& slot, std::string why) {
+  ++lost_rings_;
+  if (lost_rings_ <= kMaxProblems) problems_.push_back(std::move(why));
+  slot.reader.reset();
+  slot.lost = true;
+}
+
+void TraceReader::free_slot(trace::SlotState& state, uint32_t seen) {
+  uint32_t expected = seen;
+  state.state.compare_exchange_strong(expected, trace::kSlotFree, std::memory_order_release);
 }
 
 void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
@@ -87,23 +144,54 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   pass.add(header->timestamp_ns, begin, text.size());
 }
 
-void TracePass::write(std::FILE* out) {
+int TracePass::write(std::FILE* out) {
   std::stable_sort(lines_.begin(), lines_.end(),
                    [](const Line& a, const Line& b) { return a.timestamp < b.timestamp; });
   sorted_.clear();
   for (const Line& line : lines_) sorted_.append(text_, line.begin, line.end - line.begin);
-  std::fflush(out);
-  write_whole_lines(::fileno(out), sorted_);
+  discard();
+  errno = 0;
+  if (std::fflush(out) != 0) return errno != 0 ? errno : EIO;
+  if (!write_whole_lines(::fileno(out), sorted_)) return errno != 0 ? errno : EIO;
+  return 0;
+}
+
+void TracePass::discard() {
   lines_.clear();
   text_.clear();
 }
 
-uint64_t TraceReader::lost() const {
-  uint64_t total = lost_retired_ + memory_.header().slotless.load(std::memory_order_relaxed);
+uint64_t TraceReader::ring_lost(Slot& slot) {
+  const uint64_t lost = slot.lost_count.observe(slot.reader->lost(), steady_ns());
+  if (slot.lost_count.corrupt() && !slot.lost_said) {
+    slot.lost_said = true;
+    if (++corrupt_counts_ > kMaxProblems) return lost;
+    problems_.push_back("ring of thread " + std::to_string(slot.reader->tid()) +
+                        ": its lost-event count is corrupt; kept at " + std::to_string(lost));
+  }
+  return lost;
+}
+
+uint64_t TraceReader::lost_ring_full() const {
+  uint64_t total = lost_retired_;
   for (const Slot& slot : slots_) {
-    if (slot.reader) total += slot.reader->lost();
+    if (slot.reader) total += slot.lost_count.value();
   }
   return total;
+}
+
+uint64_t TraceReader::lost_no_slot() const { return slotless_.value(); }
+
+std::vector<std::string> TraceReader::problems() const {
+  std::vector<std::string> out = problems_;
+  if (lost_rings_ > kMaxProblems) {
+    out.push_back(std::to_string(lost_rings_ - kMaxProblems) + " more rings corrupt");
+  }
+  if (lost_rings_ > 0) {
+    out.push_back(std::to_string(lost_rings_) +
+                  " thread rings lost: the program overwrote its trace memory");
+  }
+  return out;
 }
 
 }  // namespace dprobe::cli

@@ -37,7 +37,11 @@ class TracePass {
   }
   size_t size() const { return lines_.size(); }
   // Writes the lines in order (whole lines per write), then empties.
-  void write(std::FILE* out);
+  // Returns 0, or the errno of a write that failed (EPIPE: the reader
+  // went away; ENOSPC: a full disk).
+  int write(std::FILE* out);
+  // Empties without writing (the output failed before).
+  void discard();
 
  private:
   struct Line {
@@ -50,6 +54,24 @@ class TracePass {
   std::string sorted_;
 };
 
+// A count the traced program can overwrite (events lost): believed only
+// while it never goes back and never grows faster than one a nanosecond
+// (no probe hit is that quick), else held at the last believable value and
+// reported once.
+class PlausibleCount {
+ public:
+  // `value` read at `now_ns` (steady clock); returns the count believed.
+  uint64_t observe(uint64_t value, uint64_t now_ns);
+  uint64_t value() const { return value_; }
+  bool corrupt() const { return corrupt_; }
+
+ private:
+  static constexpr uint64_t kSlack = 1u << 20;  // what may be counted before the first look
+  uint64_t value_ = 0;
+  uint64_t seen_ns_ = 0;
+  bool corrupt_ = false;
+};
+
 class TraceReader {
  public:
   TraceReader(const trace::TraceMemory& memory, const std::vector<trace::EventDesc>& events,
@@ -60,18 +82,31 @@ class TraceReader {
   // The same, the lines going into `pass` (written by the caller).
   size_t collect(TracePass& pass);
 
-  // Records dropped: rings that were full, and hits that found no ring.
-  uint64_t lost() const;
-  // Problems met (a corrupt ring): reported once each, never fatal.
-  const std::vector<std::string>& problems() const { return problems_; }
+  // Records dropped because their thread's ring was full (--buffer-size).
+  uint64_t lost_ring_full() const;
+  // Hits dropped because every thread slot was taken (--max-threads).
+  uint64_t lost_no_slot() const;
+  uint32_t slot_count() const { return memory_.slot_count(); }
+  // Problems met (a corrupt ring): reported once each, never fatal. The
+  // trace memory lives in the traced program, which can scribble over it:
+  // a ring that cannot be read on is given up, the others go on.
+  std::vector<std::string> problems() const;
 
  private:
+  static constexpr size_t kMaxProblems = 8;  // said in full; the rest counted
   struct Slot {
     uint32_t generation = 0;
+    bool lost = false;  // corrupt at this generation: not read again
     std::optional<trace::RingReader> reader;
-    std::string comm;  // the thread's name at this point of its ring
+    PlausibleCount lost_count;  // the ring's lost count, as far as believable
+    bool lost_said = false;     // its corruption was reported
+    std::string comm;           // the thread's name at this point of its ring
   };
+  uint64_t ring_lost(Slot& slot);
+  void observe_slotless();
   void drain_slot(uint32_t index, TracePass& pass);
+  void lose(Slot& slot, std::string why);
+  static void free_slot(trace::SlotState& state, uint32_t seen);
   void take(Slot& slot, const trace::RecordHeader* header, std::span<const std::byte> record,
             TracePass& pass);
 
@@ -82,6 +117,10 @@ class TraceReader {
   std::FILE* out_;
   std::vector<Slot> slots_;
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
+  PlausibleCount slotless_;
+  bool slotless_said_ = false;
+  uint64_t lost_rings_ = 0;
+  uint64_t corrupt_counts_ = 0;  // rings whose lost count was not believable
   std::vector<std::string> problems_;
   TracePass pass_;
 };

@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "trace/trace_memory.h"
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -29,11 +30,15 @@ TraceMemoryLayout TraceMemoryLayout::compute(uint32_t slot_count, uint32_t event
   return layout;
 }
 
-TraceMemory::TraceMemory(void* memory)
+TraceMemory::TraceMemory(void* memory, const TraceMemoryLayout& layout)
     : base_(static_cast<std::byte*>(memory)),
       header_(static_cast<TraceMemoryHeader*>(memory)),
-      counters_(reinterpret_cast<EventCounter*>(base_ + header_->counters_offset)),
-      slots_(reinterpret_cast<SlotState*>(base_ + header_->slots_offset)) {}
+      counters_(reinterpret_cast<EventCounter*>(base_ + layout.counters_offset)),
+      slots_(reinterpret_cast<SlotState*>(base_ + layout.slots_offset)),
+      rings_(base_ + layout.rings_offset),
+      slot_count_(layout.slot_count),
+      event_slots_(layout.event_slots),
+      ring_bytes_(layout.ring_bytes) {}
 
 Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
                                             const TraceMemoryLayout& layout) {
@@ -51,12 +56,16 @@ Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
   header->rings_offset = layout.rings_offset;
   header->total_bytes = layout.total_bytes;
   header->magic = kTraceMemoryMagic;
-  return TraceMemory(memory);
+  return TraceMemory(memory, layout);
 }
 
 Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
   if (size < sizeof(TraceMemoryHeader)) return fail("trace memory too small");
-  const auto* header = static_cast<const TraceMemoryHeader*>(memory);
+  // One copy of the header, checked and then used: the other side could
+  // change the shared one between a check and a use.
+  TraceMemoryHeader copy;
+  std::memcpy(static_cast<void*>(&copy), memory, offsetof(TraceMemoryHeader, slotless));
+  const TraceMemoryHeader* header = &copy;
   if (header->magic != kTraceMemoryMagic || header->version != kTraceMemoryVersion) {
     return fail("trace memory has a bad magic or version");
   }
@@ -74,7 +83,7 @@ Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
                           expected.total_bytes == header->total_bytes &&
                           header->ring_bytes > kRingControlBytes;
   if (!consistent || header->total_bytes > size) return fail("trace memory layout is inconsistent");
-  return TraceMemory(memory);
+  return TraceMemory(memory, expected);
 }
 
 }  // namespace dprobe::trace

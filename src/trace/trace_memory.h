@@ -79,20 +79,27 @@ class TraceMemory {
   static Result<TraceMemory> attach(void* memory, size_t size);
 
   TraceMemoryHeader& header() const { return *header_; }
-  uint32_t slot_count() const { return header_->slot_count; }
-  uint32_t event_slots() const { return header_->event_slots; }
-  uint64_t ring_bytes() const { return header_->ring_bytes; }
+  // The layout as it was when checked: the other side may scribble over the
+  // header later (the traced program can write it), so no size or offset
+  // is read from it again.
+  uint32_t slot_count() const { return slot_count_; }
+  uint32_t event_slots() const { return event_slots_; }
+  uint64_t ring_bytes() const { return ring_bytes_; }
 
   EventCounter& counter(uint32_t event_id) const { return counters_[event_id]; }
   SlotState& slot(uint32_t index) const { return slots_[index]; }
-  void* ring(uint32_t index) const { return base_ + header_->rings_offset + index * ring_bytes(); }
+  void* ring(uint32_t index) const { return rings_ + index * ring_bytes_; }
 
  private:
-  explicit TraceMemory(void* memory);
+  TraceMemory(void* memory, const TraceMemoryLayout& layout);
   std::byte* base_;
   TraceMemoryHeader* header_;
   EventCounter* counters_;
   SlotState* slots_;
+  std::byte* rings_;
+  uint32_t slot_count_;
+  uint32_t event_slots_;
+  uint64_t ring_bytes_;
 };
 
 }  // namespace dprobe::trace
