@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "cli/terminal_text.h"
+
 namespace dprobe::cli {
 namespace {
 
@@ -78,11 +80,11 @@ void RefusalReport::add(const protocol::ArmResult& result) {
 
 std::string RefusalReport::render() const {
   std::ostringstream out;
-  for (const lang::ProbeError& error : errors_) out << lang::render_error(error);
+  for (const lang::ProbeError& error : errors_) out << render_error_safely(error);
   for (const auto& [key, wildcard] : wildcards_) {
     size_t refused = 0;
     for (const auto& [code, names] : wildcard.refused) refused += names.size();
-    out << "dprobe: " << key << ": " << refused << " of " << wildcard.functions
+    out << "dprobe: " << printable(key) << ": " << refused << " of " << wildcard.functions
         << " functions not probed:\n";
     for (const auto& [code, names] : wildcard.refused) {
       out << "  " << names.size() << " " << lang::error_message(code) << " ("

@@ -1,21 +1,37 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/definitions.h"
 
+#include <map>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 
+#include "cli/definition_file.h"
 #include "cli/target_resolver.h"
+#include "cli/terminal_text.h"
 #include "lang/definition.h"
 #include "symbols/lookup_error.h"
 
 namespace dprobe::cli {
 namespace {
 
+// Each file is read once per dprobe (it may be a pipe), and its lines kept
+// for the programs a traced process execs later.
+Result<std::vector<lang::SourceLine>> file_lines(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<lang::SourceLine>> read;
+  std::lock_guard lock(mutex);
+  if (const auto found = read.find(path); found != read.end()) return found->second;
+  auto lines = read_definition_lines(path);
+  if (lines) read[path] = *lines;
+  return lines;
+}
+
 bool append_file(const std::string& path, std::vector<lang::SourceLine>& lines,
                  std::ostream& errors) {
-  auto file = lang::read_definition_file(path);
+  auto file = file_lines(path);
   if (!file) {
-    errors << "dprobe: error: cannot read definitions: " << file.error().message << "\n";
+    errors << "dprobe: error: cannot read definitions: " << printable(file.error().message) << "\n";
     return false;
   }
   lines.insert(lines.end(), file->begin(), file->end());
@@ -44,7 +60,7 @@ std::vector<lang::SourceLine> collect_lines(const DefinitionSources& sources, st
 
 void report(lang::ProbeError error, const lang::SourceLine& line, std::ostream& errors) {
   error.origin = line.origin;
-  errors << lang::render_error(error);
+  errors << render_error_safely(error);
 }
 
 // One line: parsed, resolved (a wildcard into its functions), added.
@@ -70,7 +86,7 @@ std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sou
   if (!sources.executable.empty()) {
     // A bad executable is one error, not one per definition that uses it.
     if (auto exe = resolver.load({}); !exe) {
-      errors << "dprobe: error: " << sources.executable << ": "
+      errors << "dprobe: error: " << printable(sources.executable) << ": "
              << symbols::describe(exe.error().kind) << "\n";
       return std::nullopt;
     }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +46,17 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// SIGPIPE's disposition when dprobe started, for the program.
+struct sigaction g_sigpipe_before {};
+bool g_sigpipe_changed = false;
+
 }  // namespace
+
+void ignore_sigpipe() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  g_sigpipe_changed = ::sigaction(SIGPIPE, &ignore, &g_sigpipe_before) == 0;
+}
 
 Result<void> check_traceable(const std::string& path) {
   struct stat st {};
@@ -80,6 +91,7 @@ Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& ex
   if (pid < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(report[0]);
+    if (g_sigpipe_changed) ::sigaction(SIGPIPE, &g_sigpipe_before, nullptr);
     ::execve(executable.c_str(), arg_ptrs.data(), env_ptrs.data());
     const int error = errno;
     (void)!::write(report[1], &error, sizeof(error));

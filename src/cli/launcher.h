@@ -28,6 +28,11 @@ Result<void> check_traceable(const std::string& path);
 Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& executable,
                      const std::string& agent, const std::string& control_socket, bool follow);
 
+// dprobe ignores SIGPIPE (a reader of its output that goes away must not
+// kill it and orphan the program); the program it launches gets back the
+// disposition dprobe was started with.
+void ignore_sigpipe();
+
 // The agent library: next to the dprobe executable.
 std::string agent_library_path();
 // What `attach` has the process load to start the agent (attach_hook.c).

@@ -26,6 +26,7 @@ bool write_whole_lines(int fd, std::string_view text) {
     const size_t size = next_chunk(text);
     const ssize_t written = ::write(fd, text.data(), size);
     if (written < 0 && errno == EINTR) continue;
+    if (written == 0) errno = EIO;  // a file that takes nothing, and says no error
     if (written <= 0) return false;
     text.remove_prefix(static_cast<size_t>(written));
   }

@@ -14,7 +14,8 @@
 
 namespace dprobe::cli {
 
-// False when the file stopped taking data (a closed pipe, a full disk).
+// False when the file stopped taking data (a closed pipe, a full disk),
+// with errno saying why.
 bool write_whole_lines(int fd, std::string_view text);
 
 }  // namespace dprobe::cli

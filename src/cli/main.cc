@@ -8,8 +8,11 @@
 #include "cli/attach_command.h"
 #include "cli/check_command.h"
 #include "cli/executable.h"
+#include "cli/launcher.h"
 #include "cli/list_command.h"
 #include "cli/run_command.h"
+#include "cli/terminal_text.h"
+#include "cli/trace_loop.h"
 
 // Set by the build: 0 where there is no probe engine for the target ISA
 // (everything but x86_64, for now), which leaves `dprobe run` out.
@@ -48,6 +51,41 @@ void record_order(const CLI::App* command, const DefinitionOptions& options,
   }
 }
 
+// The numbers of `run` and `attach`, as typed: each is checked here, with
+// one clear error, rather than by a conversion that could throw.
+struct TraceNumbers {
+  std::string buffer_size = "1M";
+  std::string max_threads = "256";
+};
+
+void add_number_options(CLI::App* command, TraceNumbers& numbers) {
+  command->add_option("--buffer-size", numbers.buffer_size,
+                      "Ring size per thread, e.g. 512K, 4M (default 1M, at most 1G)");
+  command->add_option("--max-threads", numbers.max_threads,
+                      "Threads that can trace at once, each with its ring (default 256, at most " +
+                          std::to_string(dprobe::cli::kMaxThreadsLimit) + ")");
+}
+
+// 0 when both are good, else 2 (bad usage) after saying which is not.
+[[maybe_unused]] int check_numbers(const TraceNumbers& numbers, uint64_t& buffer_size,
+                                   uint32_t& max_threads) {
+  const auto bytes = dprobe::cli::parse_buffer_size(numbers.buffer_size);
+  if (!bytes) {
+    std::cerr << "dprobe: error: bad --buffer-size: " << dprobe::cli::printable(numbers.buffer_size)
+              << " (a size such as 512K, 4M, at most 1G)\n";
+    return 2;
+  }
+  const auto threads = dprobe::cli::parse_max_threads(numbers.max_threads);
+  if (!threads) {
+    std::cerr << "dprobe: error: bad --max-threads: " << dprobe::cli::printable(numbers.max_threads)
+              << " (a number from 1 to " << dprobe::cli::kMaxThreadsLimit << ")\n";
+    return 2;
+  }
+  buffer_size = *bytes;
+  max_threads = *threads;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,7 +102,7 @@ int main(int argc, char** argv) {
                       "Also print each event's record layout (events/GRP/EVENT/format)");
 
   dprobe::cli::RunOptions run;
-  std::string buffer_size = "1M";
+  TraceNumbers run_numbers;
   bool json = false;
   CLI::App* run_cmd = app.add_subcommand(
       "run", "Run a command with probes armed before its main, and print the trace");
@@ -73,8 +111,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--json", json, "Print JSON lines instead of ftrace text lines");
   run_cmd->add_flag("--profile", run.profile,
                     "At the end, print each event's hits and misses (as kprobe_profile)");
-  run_cmd->add_option("--buffer-size", buffer_size,
-                      "Ring size per thread, e.g. 512K, 4M (default 1M)");
+  add_number_options(run_cmd, run_numbers);
   run_cmd
       ->add_option("--disable", run.disabled,
                    "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses "
@@ -86,20 +123,21 @@ int main(int argc, char** argv) {
   run_cmd->add_option("command", run.command, "The command to trace, after --")->required();
 
   dprobe::cli::AttachOptions attach;
-  std::string attach_buffer_size = "1M";
+  TraceNumbers attach_numbers;
+  std::string duration;
   bool attach_json = false;
   CLI::App* attach_cmd =
       app.add_subcommand("attach", "Attach to a running process, arm probes, print the trace");
   attach_cmd->add_option("-p,--pid", attach.pid, "The process to attach to")->required();
   const DefinitionOptions attach_definitions = add_definition_options(attach_cmd, attach.sources);
-  attach_cmd->add_option("--duration", attach.duration,
-                         "Detach after this many seconds (default: Ctrl-C or the process's exit)");
+  attach_cmd->add_option("--duration", duration,
+                         "Detach after this many seconds, e.g. 0.5, 10 (default: Ctrl-C or the "
+                         "process's exit)");
   attach_cmd->add_option("-o,--output", attach.output, "Write the trace to a file, not stdout");
   attach_cmd->add_flag("--json", attach_json, "Print JSON lines instead of ftrace text lines");
   attach_cmd->add_flag("--profile", attach.profile,
                        "At the end, print each event's hits and misses (as kprobe_profile)");
-  attach_cmd->add_option("--buffer-size", attach_buffer_size,
-                         "Ring size per thread, e.g. 512K, 4M (default 1M)");
+  add_number_options(attach_cmd, attach_numbers);
   attach_cmd->add_option("--disable", attach.disabled, "Start with [GRP/]EVENT disabled")
       ->allow_extra_args(false);
   attach_cmd->add_flag("--follow", attach.follow,
@@ -114,20 +152,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    const int status = app.exit(error);
-    return status == 0 ? 0 : 2;
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    // CLI11's messages quote what was typed: shown, never acted on.
+    std::cerr << "dprobe: error: " << dprobe::cli::printable(error.what())
+              << "\nRun with --help for more information.\n";
+    return 2;
   }
+  // A reader of the trace that goes away must not kill dprobe (and orphan
+  // the program): writes then fail with EPIPE, and the trace ends.
+  dprobe::cli::ignore_sigpipe();
 
   if (*run_cmd) {
 #if DPROBE_ENGINE
     record_order(run_cmd, run_definitions, run.sources);
     run.format = json ? dprobe::cli::OutputFormat::kJson : dprobe::cli::OutputFormat::kText;
-    const auto bytes = dprobe::cli::parse_buffer_size(buffer_size);
-    if (!bytes) {
-      std::cerr << "dprobe: error: bad --buffer-size: " << buffer_size << "\n";
-      return 2;
+    if (const int bad = check_numbers(run_numbers, run.buffer_size, run.max_threads); bad != 0) {
+      return bad;
     }
-    run.buffer_size = *bytes;
     return dprobe::cli::run_run(run, std::cerr);
 #else
     static_cast<void>(run_definitions);
@@ -140,12 +181,19 @@ int main(int argc, char** argv) {
     record_order(attach_cmd, attach_definitions, attach.sources);
     attach.format =
         attach_json ? dprobe::cli::OutputFormat::kJson : dprobe::cli::OutputFormat::kText;
-    const auto bytes = dprobe::cli::parse_buffer_size(attach_buffer_size);
-    if (!bytes) {
-      std::cerr << "dprobe: error: bad --buffer-size: " << attach_buffer_size << "\n";
-      return 2;
+    if (const int bad = check_numbers(attach_numbers, attach.buffer_size, attach.max_threads);
+        bad != 0) {
+      return bad;
     }
-    attach.buffer_size = *bytes;
+    if (!duration.empty()) {
+      const auto seconds = dprobe::cli::parse_seconds(duration);
+      if (!seconds) {
+        std::cerr << "dprobe: error: bad --duration: " << dprobe::cli::printable(duration)
+                  << " (a number of seconds above 0, e.g. 0.5 or 10)\n";
+        return 2;
+      }
+      attach.duration = *seconds;
+    }
     return dprobe::cli::run_attach(attach, std::cerr);
 #else
     static_cast<void>(attach_definitions);

@@ -1,8 +1,10 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/run_command.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include "cli/probe_plan.h"
 #include "cli/process_symbolizer.h"
 #include "cli/session.h"
+#include "cli/terminal_text.h"
 #include "cli/trace_loop.h"
 #include "cli/tracer.h"
 #include "trace/shared_memory.h"
@@ -34,34 +37,44 @@ constexpr int kExitFailure = 1;
 std::atomic<pid_t> g_child{0};
 std::atomic<bool> g_interrupted{false};
 
-// Ctrl-C reaches CMD directly (same process group); a signal sent to dprobe
-// alone is passed on, and dprobe lives to write out the rest.
-void forward_signal(int sig) {
+// How the program ended: its exit code, or the signal that killed it.
+struct Outcome {
+  int status = 0;
+  int signal = 0;
+};
+
+// The terminal sends Ctrl-C (SIGINT, SIGQUIT, a hangup) to its whole
+// foreground process group, the program included: the kernel is then the
+// sender (SI_KERNEL), and passing it on would deliver it twice. What a
+// process sends to dprobe alone (kill PID) is passed on, and dprobe lives
+// to write out the rest.
+void forward_signal(int sig, siginfo_t* info, void*) {
   g_interrupted = true;
+  if (info != nullptr && info->si_code == SI_KERNEL) return;
   const pid_t child = g_child.load();
   if (child > 0) ::kill(child, sig);
 }
 
 void forward_signals() {
   struct sigaction sa {};
-  sa.sa_handler = forward_signal;
-  sa.sa_flags = SA_RESTART;
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
   listen_for_pause_and_resume();
 }
 
-int exit_status_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return kExitFailure;
+Outcome outcome_of(int status) {
+  if (WIFEXITED(status)) return {WEXITSTATUS(status), 0};
+  if (WIFSIGNALED(status)) return {128 + WTERMSIG(status), WTERMSIG(status)};
+  return {kExitFailure, 0};
 }
 
-int wait_for(pid_t pid) {
+Outcome wait_for(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return kExitFailure;
+    if (errno != EINTR) return {kExitFailure, 0};
   }
-  return exit_status_of(status);
+  return outcome_of(status);
 }
 
 void kill_and_reap(pid_t pid) {
@@ -69,48 +82,79 @@ void kill_and_reap(pid_t pid) {
   wait_for(pid);
 }
 
-}  // namespace
+// The program was killed by `sig`: so is dprobe, once everything is
+// written, for whoever waits for it (a shell prints "Segmentation fault",
+// make stops). A core file would be dprobe's, not the program's: none.
+[[noreturn]] void die_by(int sig) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(sig, &dfl, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  ::raise(sig);
+  ::_exit(128 + sig);  // a signal whose default is not to end the process
+}
 
-int run_run(const RunOptions& options, std::ostream& errors) {
+// The exit status when the trace could not be written: the program's if it
+// failed, 1 otherwise; a reader that went away (EPIPE) is no failure.
+int with_output_error(int status, int output_error) {
+  if (output_error == 0 || output_error == EPIPE || status != 0) return status;
+  return kExitFailure;
+}
+
+Outcome trace_command(const RunOptions& options, std::ostream& errors) {
   if (options.command.empty()) {
     errors << "dprobe: error: no command to run (dprobe run [OPTIONS] -- CMD [ARGS])\n";
-    return 2;
+    return {2, 0};
   }
-  const std::string executable = find_executable(options.command[0]);
+  auto target = resolve_interpreter(find_executable(options.command[0]), options.command);
+  if (!target) {
+    errors << "dprobe: error: " << printable(target.error().message) << "\n";
+    return {kExitNotRun, 0};
+  }
+  const std::string& executable = target->executable;
   if (auto traceable = check_traceable(executable); !traceable) {
-    errors << "dprobe: error: " << traceable.error().message << "\n";
-    return kExitNotRun;
+    errors << "dprobe: error: " << printable(traceable.error().message) << "\n";
+    return {kExitNotRun, 0};
   }
   DefinitionSources sources = options.sources;
   sources.executable = executable;
   auto set = load_definitions(sources, errors);
-  if (!set) return kExitBadDefinition;
+  if (!set) return {kExitBadDefinition, 0};
   auto disabled = disabled_ids(options.disabled, *set);
   if (!disabled) {
-    errors << "dprobe: error: " << disabled.error().message << "\n";
-    return kExitBadDefinition;
+    errors << "dprobe: error: " << printable(disabled.error().message) << "\n";
+    return {kExitBadDefinition, 0};
   }
 
   OutputFile output;
   if (!options.output.empty()) {
-    output.file = std::fopen(options.output.c_str(), "w");
+    // "e": close-on-exec, so that the program does not inherit it.
+    output.file = std::fopen(options.output.c_str(), "we");
     if (output.file == nullptr) {
       output.file = stdout;
-      errors << "dprobe: error: " << options.output << ": " << std::strerror(errno) << "\n";
-      return kExitFailure;
+      errors << "dprobe: error: " << printable(options.output) << ": " << std::strerror(errno)
+             << "\n";
+      return {kExitFailure, 0};
     }
   }
 
   auto server = ControlServer::create();
   if (!server) {
     errors << "dprobe: error: control socket: " << server.error().message << "\n";
-    return kExitFailure;
+    return {kExitFailure, 0};
   }
-  auto child = launch(options.command, executable, agent_library_path(), server->socket_path(),
-                      options.follow);
+  auto child =
+      launch(target->argv, executable, agent_library_path(), server->socket_path(), options.follow);
   if (!child) {
-    errors << "dprobe: error: " << child.error().message << "\n";
-    return kExitNotRun;
+    errors << "dprobe: error: " << printable(child.error().message) << "\n";
+    return {kExitNotRun, 0};
   }
   g_child = *child;
   forward_signals();
@@ -118,23 +162,44 @@ int run_run(const RunOptions& options, std::ostream& errors) {
   const SessionOptions session_options{options.buffer_size, options.max_threads};
   TraceOptions trace{sources,     session_options,  options.format,
                      output.file, options.disabled, options.follow};
+  if (!options.output.empty()) trace.out_name = options.output;
   Tracer tracer(*server, std::move(trace), std::move(*set), errors);
   auto session =
       Session::open(*server, *child, tracer.first_set(), executable, session_options, errors);
   if (!session) {
     kill_and_reap(*child);
-    return session.error();
+    return {session.error(), 0};
   }
   tracer.adopt(std::make_unique<Session>(std::move(*session)), tracer.first_set());
   tracer.start(*child);
-  const int status = wait_for(*child);
+  Outcome outcome = wait_for(*child);
   // Like strace -f: the trace ends when the last followed process does.
   while (options.follow && !g_interrupted && !tracer.all_ended()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   tracer.finish();
-  if (options.profile) tracer.print_profile(stdout);
-  return status;
+  int output_error = tracer.output_error();
+  if (options.profile) {
+    tracer.print_profile(stdout);
+    errno = 0;
+    const int error = std::fflush(stdout) != 0 || std::ferror(stdout) ? errno : 0;
+    if (error != 0 && error != EPIPE) {
+      errors << "dprobe: error: standard output: " << std::strerror(error) << "\n";
+    }
+    if (output_error == 0) output_error = error;
+  }
+  outcome.status = with_output_error(outcome.status, output_error);
+  return outcome;
+}
+
+}  // namespace
+
+int run_run(const RunOptions& options, std::ostream& errors) {
+  // Every file, socket and directory of the trace is closed and removed by
+  // now: only the exit is left.
+  const Outcome outcome = trace_command(options, errors);
+  if (outcome.signal != 0) die_by(outcome.signal);
+  return outcome.status;
 }
 
 }  // namespace dprobe::cli

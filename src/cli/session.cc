@@ -11,6 +11,7 @@
 
 #include "cli/arm_errors.h"
 #include "cli/definitions.h"
+#include "cli/terminal_text.h"
 #include "protocol/channel.h"
 
 namespace dprobe::cli {
@@ -107,7 +108,7 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
   symbolizer_ = std::make_unique<ProcessSymbolizer>(*objects_);
   auto plan = plan_probes(set, *objects_, *resolver_);
   if (!plan) {
-    for (const lang::ProbeError& error : plan.error()) errors << lang::render_error(error);
+    for (const lang::ProbeError& error : plan.error()) errors << render_error_safely(error);
     abort();
     return kExitBadDefinition;
   }
@@ -161,6 +162,15 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   auto memory = trace::TraceMemory::attach(shm_->data(), shm_->size());
   if (!memory) {
     errors << "dprobe: error: trace memory: " << memory.error().message << "\n";
+    return kExitFailure;
+  }
+  // The agent lays the memory out from what we asked for; anything else
+  // (the program wrote over the header first) is not to be read.
+  const trace::TraceMemoryLayout asked =
+      trace::TraceMemoryLayout::compute(options.max_threads, event_slots, options.ring_bytes);
+  if (memory->slot_count() != asked.slot_count || memory->event_slots() != asked.event_slots ||
+      memory->ring_bytes() != asked.ring_bytes) {
+    errors << "dprobe: error: trace memory: its layout is not the one asked for\n";
     return kExitFailure;
   }
   memory_ = *memory;
@@ -218,7 +228,7 @@ void Session::objects_changed(const protocol::ObjectsChanged& changed) {
   if (plan) {
     probes.probes = std::move(plan->requests);
   } else {
-    for (const lang::ProbeError& error : plan.error()) *errors_ << lang::render_error(error);
+    for (const lang::ProbeError& error : plan.error()) *errors_ << render_error_safely(error);
   }
   (void)protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
 }

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 
 namespace dprobe::cli {
 namespace {
@@ -59,6 +62,39 @@ Result<std::vector<uint16_t>> disabled_ids(const std::vector<std::string>& names
   return ids;
 }
 
+std::optional<uint64_t> parse_count(std::string_view text, uint64_t max) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  uint64_t value = 0;
+  for (const char digit : text) {
+    const auto d = static_cast<uint64_t>(digit - '0');
+    if (value > (max - d) / 10) return std::nullopt;  // past max: no wrap around
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+std::optional<uint32_t> parse_max_threads(const std::string& text) {
+  const std::optional<uint64_t> count = parse_count(text, kMaxThreadsLimit);
+  if (!count || *count == 0) return std::nullopt;
+  return static_cast<uint32_t>(*count);
+}
+
+std::optional<double> parse_seconds(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) {
+    return std::nullopt;  // no sign, exponent, "nan" or "inf": plain seconds
+  }
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(value) || value <= 0 ||
+      value > kMaxSeconds) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<uint64_t> parse_buffer_size(const std::string& text) {
   if (text.empty()) return std::nullopt;
   uint64_t scale = 1;
@@ -82,11 +118,9 @@ std::optional<uint64_t> parse_buffer_size(const std::string& text) {
     default:
       break;
   }
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  const uint64_t value = std::stoull(digits) * scale;
-  if (value == 0 || value > (uint64_t{1} << 30)) return std::nullopt;
+  const std::optional<uint64_t> count = parse_count(digits, (uint64_t{1} << 30) / scale);
+  if (!count || *count == 0) return std::nullopt;
+  const uint64_t value = *count * scale;
   uint64_t size = 4096;
   while (size < value) size <<= 1;
   return size;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -53,8 +54,21 @@ struct OutputFile {
   }
 };
 
-// "4M", "512K", "65536" -> bytes, rounded up to a power of two >= 4096.
+// "4M", "512K", "65536" -> bytes, rounded up to a power of two >= 4096;
+// at most 1G.
 std::optional<uint64_t> parse_buffer_size(const std::string& text);
+
+// Decimal digits only, at most `max` (never wrapped around).
+std::optional<uint64_t> parse_count(std::string_view text, uint64_t max);
+
+// --max-threads: threads that can trace at once, 1 to kMaxThreadsLimit.
+inline constexpr uint64_t kMaxThreadsLimit = 32768;
+std::optional<uint32_t> parse_max_threads(const std::string& text);
+
+// --duration: a finite number of seconds above 0 ("0.5", "10"), at most a
+// year; never negative, nan or inf.
+inline constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+std::optional<double> parse_seconds(const std::string& text);
 
 }  // namespace dprobe::cli
 

@@ -3,8 +3,12 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <ostream>
+
+#include "cli/terminal_text.h"
 
 namespace dprobe::cli {
 namespace {
@@ -79,7 +83,13 @@ size_t Tracer::drain_pass() {
     if (traced->session->ended()) ended.push_back(traced.get());
     written += traced->reader->collect(pass_);
   }
-  pass_.write(options_.out);
+  // Once the output failed nothing more is written to it; the rings are
+  // still drained, so that the program runs on as fast as before.
+  if (output_error_ == 0) {
+    output_error_ = pass_.write(options_.out);
+  } else {
+    pass_.discard();
+  }
   for (Traced* traced : ended) let_go(*traced);
   return written;
 }
@@ -88,9 +98,9 @@ void Tracer::let_go(Traced& traced) {
   for (size_t i = 0; i < traced.set->specs().size(); ++i) {
     traced.counts.push_back(count_of(traced, i));
   }
-  lost_ += traced.reader->lost();
-  problems_.insert(problems_.end(), traced.reader->problems().begin(),
-                   traced.reader->problems().end());
+  lost_.add(*traced.reader);
+  const std::vector<std::string> problems = traced.reader->problems();
+  problems_.insert(problems_.end(), problems.begin(), problems.end());
   traced.ended = true;
   traced.events.reset();
   traced.reader.reset();
@@ -145,8 +155,8 @@ const lang::DefinitionSet& Tracer::set_for(const std::string& executable, pid_t 
   std::vector<std::string> unresolved;
   set = std::make_unique<lang::DefinitionSet>(load_definitions_for(sources, &unresolved));
   for (const std::string& line : unresolved) {
-    errors_ << "dprobe: " << executable << " (pid " << pid << "): not probed there: " << line
-            << "\n";
+    errors_ << "dprobe: " << printable(executable) << " (pid " << pid
+            << "): not probed there: " << printable(line) << "\n";
   }
   return *set;
 }
@@ -176,16 +186,42 @@ void Tracer::finish() {
   if (acceptor_.joinable()) acceptor_.join();
   if (drainer_.joinable()) drainer_.join();
   drain_pass();
-  uint64_t lost = lost_;
+  LostCounts lost = lost_;
   std::vector<std::string> problems = problems_;
   for (auto& traced : traced_) {
     if (traced->ended) continue;
-    problems.insert(problems.end(), traced->reader->problems().begin(),
-                    traced->reader->problems().end());
-    lost += traced->reader->lost();
+    const std::vector<std::string> more = traced->reader->problems();
+    problems.insert(problems.end(), more.begin(), more.end());
+    lost.add(*traced->reader);
   }
-  for (const std::string& problem : problems) errors_ << "dprobe: warning: " << problem << "\n";
-  if (lost > 0) errors_ << "dprobe: " << lost << " events lost (rings full; try --buffer-size)\n";
+  if (output_error_ != 0 && output_error_ != EPIPE) {
+    errors_ << "dprobe: error: " << printable(options_.out_name) << ": "
+            << std::strerror(output_error_) << "\n";
+  }
+  for (const std::string& problem : problems) {
+    errors_ << "dprobe: warning: " << printable(problem) << "\n";
+  }
+  errors_ << lost_events_message(lost, options_.session.ring_bytes, options_.session.max_threads);
+}
+
+void LostCounts::add(const TraceReader& reader) {
+  ring_full += reader.lost_ring_full();
+  no_slot += reader.lost_no_slot();
+}
+
+std::string lost_events_message(const LostCounts& lost, uint64_t ring_bytes, uint32_t max_threads) {
+  std::string out;
+  if (lost.ring_full > 0) {
+    out += "dprobe: " + std::to_string(lost.ring_full) + " events lost: a thread's ring (" +
+           std::to_string(ring_bytes >> 10) +
+           " KiB) was full; a larger --buffer-size gives each thread more room\n";
+  }
+  if (lost.no_slot > 0) {
+    out += "dprobe: " + std::to_string(lost.no_slot) + " events lost: more than " +
+           std::to_string(max_threads) +
+           " threads traced at once took every ring; --max-threads raises that limit\n";
+  }
+  return out;
 }
 
 void Tracer::print_profile(std::FILE* out) {

@@ -42,9 +42,20 @@ struct TraceOptions {
   SessionOptions session;
   OutputFormat format = OutputFormat::kText;
   std::FILE* out = stdout;
-  std::vector<std::string> disabled;  // [GRP/]EVENT names, checked beforehand
-  bool follow = false;                // trace the children too
+  std::vector<std::string> disabled;         // [GRP/]EVENT names, checked beforehand
+  bool follow = false;                       // trace the children too
+  std::string out_name = "standard output";  // for messages: -o OUT
 };
+
+// Events lost, by the limit that lost them.
+struct LostCounts {
+  uint64_t ring_full = 0;  // a ring was full: --buffer-size
+  uint64_t no_slot = 0;    // every thread slot taken: --max-threads
+  void add(const TraceReader& reader);
+};
+
+// What to tell the user about lost events: which limit, which option.
+std::string lost_events_message(const LostCounts& lost, uint64_t ring_bytes, uint32_t max_threads);
 
 class Tracer {
  public:
@@ -72,6 +83,9 @@ class Tracer {
   void finish();
   // Each event's hits and misses, across every process.
   void print_profile(std::FILE* out);
+  // After finish(): 0, or the errno of the write that made the trace stop
+  // (EPIPE: its reader went away, as `dprobe run ... | head` does).
+  int output_error() const { return output_error_; }
 
  private:
   // One process. When its session has ended and its rings are read to the
@@ -102,7 +116,8 @@ class Tracer {
   std::vector<std::unique_ptr<Traced>> traced_;
   bool tracing_on_ = true;
   TracePass pass_;  // every process's lines of one drain, in time order
-  uint64_t lost_ = 0;
+  LostCounts lost_;
+  int output_error_ = 0;  // written by the drainer under mutex_
   std::vector<std::string> problems_;
   std::atomic<bool> stop_{false};
   std::thread drainer_;
