@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "agent/agent_state.h"
+#include "agent/signals.h"
 #include "agent/thread_trace.h"
 #include "protocol/channel.h"
 
@@ -101,6 +102,9 @@ void Controller::read_loop() {
       state.registry->reclaim();
     }
     retire_exited_threads();
+    // A handler the program installed with the raw system call (as Go's
+    // runtime does) is taken as the program's, and the agent's put back.
+    check_signal_handlers();
     if (ready <= 0) continue;
     const int now = checked_socket();  // moved away by a dup2 onto it, or taken
     if (now < 0) break;

@@ -23,6 +23,9 @@ constexpr std::array kBlockedSignalFunctions = {
     "__ctype_init",
     "_setjmp",
     "__sigsetjmp",
+    // raise(), abort() and pthread_kill() on the calling thread, between
+    // blocking everything and sending the signal.
+    "getpid",
     // An exiting thread, after blocking everything: its stack goes back.
     "getpagesize",
     "madvise",
