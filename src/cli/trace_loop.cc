@@ -69,7 +69,7 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t max) {
   uint64_t value = 0;
   for (const char digit : text) {
     const auto d = static_cast<uint64_t>(digit - '0');
-    if (value > (max - d) / 10) return std::nullopt;  // past max: no wrap around
+    if (d > max || value > (max - d) / 10) return std::nullopt;  // past max: no wrap around
     value = value * 10 + d;
   }
   return value;
