@@ -193,11 +193,10 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   // RTLD_GLOBAL: the hook finds the agent's entry with dlsym(RTLD_DEFAULT).
   auto agent = load(process, *dlopen_address, agent_library_path(), RTLD_NOW | RTLD_GLOBAL);
   if (!agent) return unexpected(agent.error());
-  const std::string hook = server.directory() + (follow ? "/attach-follow.so" : "/attach.so");
-  std::error_code copied;
-  std::filesystem::copy_file(attach_hook_path(), hook,
-                             std::filesystem::copy_options::overwrite_existing, copied);
-  if (copied) return fail("cannot copy " + attach_hook_path() + ": " + copied.message());
+  // A new file in our private directory, never written through a symlink.
+  const std::string hook_name = follow ? "attach-follow.so" : "attach.so";
+  auto hook = server.install_copy(attach_hook_path(), hook_name);
+  if (!hook) return unexpected(hook.error());
 
   int status = 0;
   std::unique_ptr<Session> session;
@@ -215,9 +214,9 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     }
     session = std::move(owned);
   });
-  auto hooked = load(process, *dlopen_address, hook, RTLD_NOW);
+  auto hooked = load(process, *dlopen_address, *hook, RTLD_NOW);
   serving.join();
-  std::filesystem::remove(hook, copied);
+  server.remove_file(hook_name);
   if (hooked) (void)process.call(*dlclose_address, {*hooked}, kCallTimeout);
   if (!hooked) return unexpected(hooked.error());
   if (!session) {
