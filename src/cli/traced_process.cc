@@ -68,6 +68,26 @@ bool write_regs(pid_t tid, const user_regs_struct& regs) {
   return ::ptrace(PTRACE_SETREGS, tid, nullptr, &regs) == 0;
 }
 
+// The kernel's -ERESTART_RESTARTBLOCK: a system call (nanosleep, poll,
+// futex with a timeout) stopped here continues through restart_syscall and
+// the thread's restart block. The calls made meanwhile run the agent's
+// signal handlers, and every sigreturn resets that block, so the restart
+// would find nothing and return EINTR, which the program never asked for.
+constexpr long long kRestartRestartBlock = -516;
+
+// Makes the thread issue its stopped system call again once it runs on, as
+// the kernel does for the other -ERESTART codes: the program sees at most a
+// longer wait (which scheduling may give it anyway), never EINTR.
+void reissue_stopped_syscall(user_regs_struct& regs) {
+  if (static_cast<long long>(regs.orig_rax) < 0 ||
+      static_cast<long long>(regs.rax) != kRestartRestartBlock) {
+    return;
+  }
+  regs.rax = regs.orig_rax;
+  regs.rip -= 2;                                        // back onto the syscall instruction (0f 05)
+  regs.orig_rax = static_cast<unsigned long long>(-1);  // no restart of the kernel's on top
+}
+
 Result<void> write_memory(pid_t pid, uint64_t address, const void* data, size_t size) {
   iovec local{const_cast<void*>(data), size};
   iovec remote{reinterpret_cast<void*>(address), size};
@@ -165,6 +185,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
   if (!read_regs(caller_, saved) || ::ptrace(PTRACE_GETFPREGS, caller_, nullptr, &saved_fp) != 0) {
     return fail("cannot read registers: " + errno_text());
   }
+  reissue_stopped_syscall(saved);
   if (scratch_ == 0) scratch_ = (saved.rsp - kStackGap) & ~uint64_t{15};
   user_regs_struct regs = saved;
   // A call returns to address 0: the fault there is how we know it is done.
