@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/process_maps.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -33,11 +34,26 @@ std::optional<MapLine> parse_line(const std::string& line) {
   return parsed;
 }
 
+// The process's memory map. A main thread that has exited (pthread_exit,
+// while other threads run on) shows an empty one: any live thread's is the
+// same map.
+std::ifstream open_maps(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream maps(proc + "/maps");
+  if (maps.peek() != std::ifstream::traits_type::eof()) return maps;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(proc + "/task", ec)) {
+    std::ifstream of_thread(task.path() / "maps");
+    if (of_thread.peek() != std::ifstream::traits_type::eof()) return of_thread;
+  }
+  return maps;
+}
+
 }  // namespace
 
 std::optional<MappedFile> find_mapped_file(pid_t pid,
                                            const std::function<bool(const std::string&)>& wanted) {
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::ifstream maps = open_maps(pid);
   std::string line;
   while (std::getline(maps, line)) {
     const auto parsed = parse_line(line);
@@ -71,7 +87,7 @@ Result<uint64_t> variable_in(const MappedFile& file, const std::string& variable
 
 std::vector<AddressRange> executable_ranges(pid_t pid, const std::string& path) {
   std::vector<AddressRange> ranges;
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::ifstream maps = open_maps(pid);
   std::string line;
   while (std::getline(maps, line)) {
     const auto parsed = parse_line(line);

@@ -134,8 +134,8 @@ Result<void> TracedProcess::seize_all() {
     bool found_new = false;
     for (pid_t tid : list_threads(pid_)) {
       if (threads_.contains(tid)) continue;
-      found_new = true;
       if (is_zombie(pid_, tid)) continue;  // a main thread that called pthread_exit
+      found_new = true;
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACECLONE) != 0) {
         if (errno == ESRCH) continue;  // the thread just exited
         return fail(seize_failure(pid_));
@@ -172,7 +172,7 @@ Result<uint64_t> TracedProcess::push_string(const std::string& text) {
     scratch_ = (regs.rsp - kStackGap) & ~uint64_t{15};
   }
   scratch_ = (scratch_ - text.size() - 1) & ~uint64_t{15};
-  if (auto written = write_memory(pid_, scratch_, text.c_str(), text.size() + 1); !written) {
+  if (auto written = write_memory(caller_, scratch_, text.c_str(), text.size() + 1); !written) {
     return unexpected(written.error());
   }
   return scratch_;
@@ -191,7 +191,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
   // A call returns to address 0: the fault there is how we know it is done.
   const uint64_t return_address = 0;
   regs.rsp = ((scratch_ - 256) & ~uint64_t{15}) - 8;  // as right after a call
-  if (auto pushed = write_memory(pid_, regs.rsp, &return_address, 8); !pushed) {
+  if (auto pushed = write_memory(caller_, regs.rsp, &return_address, 8); !pushed) {
     return unexpected(pushed.error());
   }
   const uint64_t* arg = args.begin();
@@ -280,7 +280,8 @@ Result<TracedProcess::StopPoint> TracedProcess::main_stop_point() const {
 Result<void> TracedProcess::read(uint64_t address, void* out, size_t size) const {
   iovec local{out, size};
   iovec remote{reinterpret_cast<void*>(address), size};
-  if (::process_vm_readv(pid_, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(size)) {
+  if (::process_vm_readv(caller_ > 0 ? caller_ : pid_, &local, 1, &remote, 1, 0) !=
+      static_cast<ssize_t>(size)) {
     return fail("cannot read the process's memory: " + errno_text());
   }
   return {};

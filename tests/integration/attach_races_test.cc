@@ -62,9 +62,10 @@ TEST(AttachRaces, NanosleepOfTheTargetIsNeitherInterruptedNorShortened) {
   EXPECT_GE(last_number_after(out, "attach_sleeper: slept 0 0 ").value_or(0), 1990u) << out;
 }
 
-// Disabled: the check and the calling thread are fixed, but the load point and
-// the mapped-file lookups (load_point.cc, process_maps.cc) still read
-// /proc/PID/maps, empty for a zombie main thread: they need the live thread.
+// Disabled: the CLI side works through a live thread now (threads seized past
+// the zombie leader, maps and memory read through the live thread), but the
+// agent's own /proc/self (maps, mem) is the zombie leader's: it needs
+// /proc/thread-self, opened from a live thread.
 TEST(AttachRaces, DISABLED_ProcessWhoseMainThreadExitedIsAttachedThroughALiveThread) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
