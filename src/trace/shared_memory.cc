@@ -23,6 +23,11 @@ Unexpected<Error> fail_errno(std::string what) {
   return fail(what + ": " + std::generic_category().message(err));
 }
 
+// The memory is shared with a process that may be hostile or just wild: it
+// can never be shrunk under a mapping (a read past its end would be a
+// SIGBUS in the reader), nor unsealed.
+constexpr int kSeals = F_SEAL_SHRINK | F_SEAL_SEAL;
+
 Result<void*> map_shared(int fd, size_t bytes) {
   void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (data == MAP_FAILED) return fail_errno("mmap of " + std::to_string(bytes) + " bytes");
@@ -36,10 +41,10 @@ Result<SharedMemory> SharedMemory::create(std::string_view name, size_t bytes) {
   const std::string label(name);  // memfd_create wants a NUL-terminated name
   // High, out of the way of a program that closes or reuses every low
   // number (the agent creates its trace memory while the program runs).
-  const int fd = arch::move_high(memfd_create(label.c_str(), MFD_CLOEXEC));
+  const int fd = arch::move_high(memfd_create(label.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (fd < 0) return fail_errno("memfd_create(" + label + ")");
-  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    auto error = fail_errno("ftruncate(" + label + ", " + std::to_string(bytes) + ")");
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0 || fcntl(fd, F_ADD_SEALS, kSeals) != 0) {
+    auto error = fail_errno("sizing " + label + " to " + std::to_string(bytes) + " bytes");
     close(fd);
     return error;
   }
@@ -63,6 +68,11 @@ Result<SharedMemory> SharedMemory::map(int fd) {
   if (st.st_size <= 0) {
     close(own);
     return fail("fd " + std::to_string(fd) + " is empty: nothing to map");
+  }
+  const int seals = fcntl(own, F_GET_SEALS);
+  if (seals < 0 || (seals & kSeals) != kSeals) {
+    close(own);
+    return fail("fd " + std::to_string(fd) + " is not sealed against shrinking");
   }
   const auto bytes = static_cast<size_t>(st.st_size);
   auto data = map_shared(own, bytes);

@@ -40,6 +40,26 @@ TEST(SharedMemory, DescriptorIsCloseOnExec) {
   EXPECT_TRUE(fcntl(peer->fd(), F_GETFD) & FD_CLOEXEC);
 }
 
+// The traced program holds the descriptor too: were it to shrink the file,
+// the CLI's reads past the new end would die of SIGBUS.
+TEST(SharedMemory, CannotBeShrunkByTheOtherSide) {
+  auto shm = SharedMemory::create("dprobe-test", 8192);
+  ASSERT_TRUE(shm);
+  EXPECT_NE(ftruncate(shm->fd(), 0), 0);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_NE(fcntl(shm->fd(), F_ADD_SEALS, F_SEAL_WRITE), 0);  // the seals are sealed
+}
+
+TEST(SharedMemory, MapRefusesMemoryThatCouldShrink) {
+  const int fd = memfd_create("dprobe-test-unsealed", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 4096), 0);
+  auto peer = SharedMemory::map(fd);
+  close(fd);
+  ASSERT_FALSE(peer);
+  EXPECT_THAT(peer.error().message, HasSubstr("not sealed"));
+}
+
 TEST(SharedMemory, RejectsZeroBytes) {
   auto shm = SharedMemory::create("dprobe-test", 0);
   ASSERT_FALSE(shm);
