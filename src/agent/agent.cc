@@ -68,7 +68,7 @@ struct EnvironmentBlock {
 
 EnvironmentBlock environment_block() {
   EnvironmentBlock block;
-  FILE* stat = std::fopen("/proc/self/stat", "re");
+  FILE* stat = std::fopen("/proc/thread-self/stat", "re");
   if (stat == nullptr) return block;
   char text[1024] = {};
   const size_t n = std::fread(text, 1, sizeof(text) - 1, stat);

@@ -13,7 +13,7 @@ namespace {
 
 std::string executable_path() {
   char buffer[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  const ssize_t n = ::readlink("/proc/thread-self/exe", buffer, sizeof(buffer) - 1);
   return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
 }
 

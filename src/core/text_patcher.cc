@@ -19,7 +19,7 @@ std::string failure(const char* what, uint64_t address, long error) {
 
 // Raw system calls: the C library's open and pwrite may carry probes.
 long open_self_mem() {
-  return arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/mem"),
+  return arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/thread-self/mem"),
                            O_RDWR | O_CLOEXEC);
 }
 

@@ -62,11 +62,11 @@ TEST(AttachRaces, NanosleepOfTheTargetIsNeitherInterruptedNorShortened) {
   EXPECT_GE(last_number_after(out, "attach_sleeper: slept 0 0 ").value_or(0), 1990u) << out;
 }
 
-// Disabled: the CLI side works through a live thread now (threads seized past
-// the zombie leader, maps and memory read through the live thread), but the
-// agent's own /proc/self (maps, mem) is the zombie leader's: it needs
-// /proc/thread-self, opened from a live thread.
-TEST(AttachRaces, DISABLED_ProcessWhoseMainThreadExitedIsAttachedThroughALiveThread) {
+// A main thread that called pthread_exit is a zombie with no memory of its own in
+// /proc: the CLI seizes past it and works through a live thread (maps, memory,
+// calls), and the agent reads /proc/thread-self (exe, mem, stat), never the
+// leader's /proc/self.
+TEST(AttachRaces, ProcessWhoseMainThreadExitedIsAttachedThroughALiveThread) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   LiveProcess target({program("attach_sleeper_O0"), "orphan", "8"}, dir.file("t.out"),
