@@ -131,5 +131,41 @@ TEST(AttachRaces, ProcessTracedByDprobeIsRefusedAndUnharmed) {
   }
 }
 
+size_t sockets_of(pid_t pid) {
+  size_t count = 0;
+  std::error_code ec;
+  for (const auto& fd :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    const auto target = std::filesystem::read_symlink(fd.path(), ec);
+    if (!ec && target.string().rfind("socket:", 0) == 0) ++count;
+  }
+  return count;
+}
+
+// An attach the agent refuses once it is in (a probe on the blacklist) leaves
+// nothing behind in the target: no socket, no session (the next attach works).
+TEST(AttachRaces, RefusedAttachLeavesNoSocketInTheTarget) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess target({program("busy_loop_O2"), "1", "30"}, dir.file("b.out"), dir.file("b.err"));
+  ASSERT_TRUE(target.wait_for_output("busy_loop: ready", 20s)) << target.err();
+  const size_t before = sockets_of(target.pid());
+  for (int round = 0; round < 3; ++round) {
+    const RunResult refused = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
+                                          "p:g/x libc.so.6:getpid", "--duration", "0.2"});
+    EXPECT_NE(refused.status, 0) << refused;
+    EXPECT_THAT(refused.err, HasSubstr("BLACKLISTED")) << refused;
+    EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, 5s))
+        << sockets_of(target.pid()) << " sockets, " << before << " before";
+  }
+  const RunResult attach = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
+                                       "p:g/b busy_probe", "--duration", "0.3", "--profile"});
+  EXPECT_EQ(attach.status, 0) << attach;
+  const auto row = profile_row(parse_profile(attach.out), "b");
+  EXPECT_TRUE(row && row->hits > 0) << attach;
+  EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, 5s));
+  EXPECT_TRUE(process_running(target.pid()));
+}
+
 }  // namespace
 }  // namespace dprobe::integration
