@@ -1,0 +1,199 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// can_optimize: the safety analysis of a jump-optimized probe. The trampoline
+// writer is in trampoline.cc.
+#include "arch/x86_64/optimize.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "arch/x86_64/classify.h"
+#include "arch/x86_64/zydis_decode.h"
+
+namespace dprobe::arch::x86_64 {
+namespace {
+
+// What the analysis keeps of each instruction of the function.
+struct Scanned {
+  uint64_t address = 0;
+  uint8_t length = 0;
+  ZydisMnemonic mnemonic = ZYDIS_MNEMONIC_INVALID;
+  bool has_target = false;  // a relative branch operand (jmp, jcc, call, loop, jrcxz, xbegin)
+  uint64_t target = 0;
+  bool unprovable_jump = false;  // an indirect jmp that is not a [rip+disp] tail call
+};
+
+std::string hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+const char* name_of(ZydisMnemonic mnemonic) {
+  const char* name = ZydisMnemonicGetString(mnemonic);
+  return name != nullptr ? name : "instruction";
+}
+
+// A tail call through the GOT (jmp [rip+disp], no index, no segment) goes to
+// another function; any other indirect jmp may be a jump table whose targets
+// we cannot prove outside the replaced bytes.
+bool is_unprovable_jump(const ZydisDecoded& d) {
+  if (d.insn.mnemonic != ZYDIS_MNEMONIC_JMP) return false;
+  const ZydisDecodedOperand& op = d.operands[0];
+  if (op.type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op.imm.is_relative) return false;
+  const bool got_tail_call =
+      op.type == ZYDIS_OPERAND_TYPE_MEMORY && op.mem.base == ZYDIS_REGISTER_RIP &&
+      op.mem.index == ZYDIS_REGISTER_NONE && d.insn.meta.branch_type == ZYDIS_BRANCH_TYPE_NEAR &&
+      (op.mem.segment == ZYDIS_REGISTER_DS || op.mem.segment == ZYDIS_REGISTER_NONE);
+  return !got_tail_call;
+}
+
+Scanned scan(const ZydisDecoded& d, uint64_t address) {
+  Scanned s;
+  s.address = address;
+  s.length = d.insn.length;
+  s.mnemonic = d.insn.mnemonic;
+  s.unprovable_jump = is_unprovable_jump(d);
+  for (size_t i = 0; i < d.insn.operand_count_visible; ++i) {
+    const ZydisDecodedOperand& op = d.operands[i];
+    if (op.type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !op.imm.is_relative) continue;
+    s.has_target = true;
+    s.target = address + s.length + static_cast<uint64_t>(op.imm.value.s);
+  }
+  return s;
+}
+
+// Every instruction from the function's start to its end, or why not.
+Result<std::vector<Scanned>, std::string> scan_function(std::span<const uint8_t> code,
+                                                        uint64_t function_address) {
+  std::vector<Scanned> out;
+  size_t offset = 0;
+  while (offset < code.size()) {
+    ZydisDecoded d;
+    const auto rest = code.subspan(offset, std::min(code.size() - offset, kMaxInsnLength));
+    if (decode_zydis(rest, d) != kZydisOk) {
+      return unexpected("the function does not decode to its end (at " +
+                        hex(function_address + offset) + ")");
+    }
+    out.push_back(scan(d, function_address + offset));
+    offset += d.insn.length;
+  }
+  return out;
+}
+
+// Why the displaced instruction cannot run in the trampoline, or nullptr.
+const char* cannot_displace(const Insn& insn, bool first) {
+  ZydisDecoded d;
+  if (decode_zydis({insn.bytes.data(), insn.length}, d) != kZydisOk) return "undecodable";
+  switch (d.insn.meta.category) {
+    case ZYDIS_CATEGORY_SYSCALL:
+    case ZYDIS_CATEGORY_SYSRET:
+    case ZYDIS_CATEGORY_INTERRUPT:
+      return "a system call or interrupt would see the trampoline's address";
+    default:
+      break;
+  }
+  if (d.insn.mnemonic == ZYDIS_MNEMONIC_ENDBR64 || d.insn.mnemonic == ZYDIS_MNEMONIC_ENDBR32) {
+    // Past the first, an endbr marks a target of an indirect branch.
+    return first ? nullptr : "an endbr64 (indirect branch target) inside the replaced bytes";
+  }
+  const Classified c = classify_insn(insn);
+  if (c.branch != Branch::kNone) return "a branch cannot run from the trampoline";
+  if (c.cls != InsnClass::kOutOfLine) return c.reason;
+  return nullptr;
+}
+
+std::string displaced_refusal(const Insn& insn, const char* why) {
+  ZydisDecoded d;
+  const bool ok = decode_zydis({insn.bytes.data(), insn.length}, d) == kZydisOk;
+  return std::string("cannot displace ") + (ok ? name_of(d.insn.mnemonic) : "bytes") + " at " +
+         hex(insn.address) + ": " + why;
+}
+
+bool strictly_inside(uint64_t at, uint64_t start, uint64_t end) { return at > start && at < end; }
+
+// How many instructions from `index` on make at least kJumpLength bytes, or 0.
+size_t count_displaced(const std::vector<Scanned>& insns, size_t index) {
+  size_t length = 0;
+  for (size_t i = index; i < insns.size(); ++i) {
+    length += insns[i].length;
+    if (length >= kJumpLength) return i + 1 - index;
+  }
+  return 0;
+}
+
+// The instructions from `index` on, at least kJumpLength bytes of them.
+Result<OptimizePlan, std::string> displace(std::span<const uint8_t> code, uint64_t function_address,
+                                           const std::vector<Scanned>& insns, size_t index) {
+  const size_t count = count_displaced(insns, index);
+  if (count == 0) {
+    const uint64_t left = function_address + code.size() - insns[index].address;
+    return unexpected("only " + std::to_string(left) +
+                      " bytes of instructions before the function's end, the jump needs 5");
+  }
+  OptimizePlan plan;
+  plan.address = insns[index].address;
+  for (size_t i = index; i < index + count; ++i) {
+    const size_t offset = insns[i].address - function_address;
+    auto insn = decode_insn(code.subspan(offset), insns[i].address);
+    if (!insn) return unexpected(insn.error());
+    if (const char* why = cannot_displace(*insn, i == index)) {
+      return unexpected(displaced_refusal(*insn, why));
+    }
+    plan.displaced.push_back(*insn);
+    plan.displaced_length = static_cast<uint8_t>(plan.displaced_length + insn->length);
+  }
+  return plan;
+}
+
+// No direct branch may land inside the replaced bytes, and no jump we cannot
+// follow may be in the function at all.
+Result<void, std::string> check_branches(const std::vector<Scanned>& insns,
+                                         const OptimizePlan& plan) {
+  const uint64_t end = plan.address + plan.displaced_length;
+  for (const Scanned& s : insns) {
+    if (s.unprovable_jump) return unexpected("indirect jump (jump table?) at " + hex(s.address));
+    if (s.has_target && strictly_inside(s.target, plan.address, end)) {
+      return unexpected(std::string(name_of(s.mnemonic)) + " at " + hex(s.address) + " targets " +
+                        hex(s.target) + ", inside the replaced bytes");
+    }
+  }
+  return {};
+}
+
+Result<void, std::string> check_landing_pads(std::span<const uint64_t> landing_pads,
+                                             const OptimizePlan& plan) {
+  const uint64_t end = plan.address + plan.displaced_length;
+  for (uint64_t pad : landing_pads) {
+    if (strictly_inside(pad, plan.address, end)) {
+      return unexpected("exception landing pad at " + hex(pad) + " inside the replaced bytes");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function_code,
+                                               uint64_t function_address, uint64_t probe_address,
+                                               std::span<const uint64_t> landing_pads) {
+  if (probe_address < function_address ||
+      probe_address - function_address >= function_code.size()) {
+    return unexpected("probe " + hex(probe_address) + " is outside the function");
+  }
+  auto insns = scan_function(function_code, function_address);
+  if (!insns) return unexpected(insns.error());
+  auto at = std::find_if(insns->begin(), insns->end(),
+                         [&](const Scanned& s) { return s.address >= probe_address; });
+  if (at == insns->end() || at->address != probe_address) {
+    return unexpected("probe " + hex(probe_address) + " is not on an instruction boundary");
+  }
+  const auto index = static_cast<size_t>(at - insns->begin());
+  auto plan = displace(function_code, function_address, *insns, index);
+  if (!plan) return plan;
+  if (auto ok = check_branches(*insns, *plan); !ok) return unexpected(ok.error());
+  if (auto ok = check_landing_pads(landing_pads, *plan); !ok) return unexpected(ok.error());
+  return plan;
+}
+
+}  // namespace dprobe::arch::x86_64

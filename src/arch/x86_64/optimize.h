@@ -1,0 +1,96 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Jump-optimized probes (the kernel's optprobes, for user space): whether the
+// bytes at a probe may be replaced by a jmp rel32 to a per-probe trampoline
+// (can_optimize), and the trampoline's bytes (write_trampoline). Pure
+// functions over bytes; the agent maps, writes and patches.
+//
+//   auto plan = can_optimize(function_bytes, function_start, probe, landing_pads);
+//   if (!plan) return keep_breakpoint(plan.error());   // "[BREAKPOINT: reason]"
+//   std::array<uint8_t, kTrampolineSize> bytes;
+//   auto n = write_trampoline(*plan, {trampoline, &hit_handler, probe_cookie}, bytes);
+//   if (!n) return keep_breakpoint(n.error());          // e.g. data out of disp32 reach
+//   copy(trampoline, bytes, *n);  then patch site_jump(probe, trampoline) over the site.
+//
+// Not for the hit path: these allocate.
+#ifndef DPROBE_ARCH_X86_64_OPTIMIZE_H_
+#define DPROBE_ARCH_X86_64_OPTIMIZE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arch/x86_64/decoder.h"
+#include "base/result.h"
+
+namespace dprobe::arch::x86_64 {
+
+inline constexpr size_t kJumpLength = 5;        // jmp rel32
+inline constexpr size_t kTrampolineSize = 256;  // room for one probe's trampoline
+
+struct OptimizePlan {
+  uint64_t address = 0;          // the probe address
+  uint8_t displaced_length = 0;  // bytes replaced by the jump: whole instructions, >= 5
+  std::vector<Insn> displaced;   // those instructions, in order
+};
+
+// The kernel's can_optimize() for user space. `function_code` holds the whole
+// function (from its symbol start, `function_address`, to its end);
+// `landing_pads` are its exception landing pads (absolute addresses). Refuses,
+// with a short reason for "[BREAKPOINT: reason]", when the probe is not on an
+// instruction boundary, the function does not decode to its end, fewer than 5
+// bytes of whole instructions follow the probe inside the function, a displaced
+// instruction cannot run elsewhere (branches, syscall/int, anything
+// classify_insn does not run out of line, an endbr64 past the first: an
+// indirect branch target), a direct branch of the function or a landing pad
+// lands strictly inside the replaced bytes, or the function has an indirect
+// jmp other than a tail call through [rip+disp] (a jump table we cannot see
+// into). A RIP-relative operand out of reach is write_trampoline's to refuse:
+// it depends on where the trampoline is.
+Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function_code,
+                                               uint64_t function_address, uint64_t probe_address,
+                                               std::span<const uint64_t> landing_pads);
+
+// Where the trampoline lives and what it calls.
+struct TrampolineSpec {
+  uint64_t address = 0;  // where the bytes will be
+  uint64_t handler = 0;  // extern "C" void handler(SavedRegs* regs, uint64_t cookie)
+  uint64_t cookie = 0;   // passed as the second argument (the run-time side's probe pointer)
+};
+
+// The trampoline's bytes, as they must be at spec.address, into `out` (at
+// least kTrampolineSize bytes); returns how many were written. It saves a
+// SavedRegs frame (regs.h) below the red zone, with every general register and
+// the flags as at the probe site, sp the site's rsp, ip the probe address, cs
+// 0x33, ss 0x2b, other segments 0, orig_ax -1; calls the handler with the
+// direction flag clear and rsp 16-aligned; restores the general registers and
+// flags from the frame; runs the relocated displaced instructions; jumps back
+// to address + displaced_length. Nothing in it touches x87/SSE/AVX state.
+// Fails when a RIP-relative operand is beyond disp32 reach of its copy.
+Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const TrampolineSpec& spec,
+                                             std::span<uint8_t> out);
+
+// Offset, in the trampoline, of the relocated copy of the displaced
+// instruction at `pc` (one of plan.displaced's addresses, other than the
+// first), for moving a thread stopped inside the displaced bytes; nullopt
+// when `pc` starts no displaced instruction (or is the probe address itself:
+// a thread there has not run the site yet and needs no move).
+std::optional<uint64_t> trampoline_offset_of(const OptimizePlan& plan, uint64_t pc);
+
+// The 5 bytes written over the site: e9 rel32 to `trampoline`, which must be
+// within +-2 GiB of the site (the caller places it so; asserted in debug).
+std::array<uint8_t, kJumpLength> site_jump(uint64_t site, uint64_t trampoline);
+
+// Whether the instruction reads or writes x87, MMX, SSE, AVX or AVX-512
+// state (a vector, x87 or mask register, MXCSR, or an XSAVE-family
+// instruction; bytes that do not decode count as yes): the hit path must
+// have none. For tests that disassemble it.
+bool touches_extended_state(const Insn& insn);
+
+}  // namespace dprobe::arch::x86_64
+
+#endif  // DPROBE_ARCH_X86_64_OPTIMIZE_H_

@@ -1,0 +1,219 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arch/x86_64/classify.h"
+#include "arch/x86_64/optimize.h"
+#include "arch/x86_64/regs.h"
+
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace dprobe::arch::x86_64 {
+namespace {
+
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using Bytes = std::vector<uint8_t>;
+
+constexpr uint64_t kFunction = 0x401000;
+
+Result<OptimizePlan, std::string> analyze(const Bytes& code, uint64_t probe,
+                                          std::vector<uint64_t> pads = {}) {
+  return can_optimize(code, kFunction, probe, pads);
+}
+
+std::string refusal(const Bytes& code, uint64_t probe, std::vector<uint64_t> pads = {}) {
+  auto plan = analyze(code, probe, std::move(pads));
+  EXPECT_FALSE(plan) << "optimized, displaced_length " << int{plan ? plan->displaced_length : 0};
+  return plan ? std::string() : plan.error();
+}
+
+// 0x401000: 55                   push rbp
+// 0x401001: 48 89 e5             mov rbp, rsp
+// 0x401004: 48 83 ec 10          sub rsp, 0x10
+// 0x401008: 31 c0                xor eax, eax
+// 0x40100a: c9                   leave
+// 0x40100b: c3                   ret
+const Bytes kClassicEntry = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
+                             0xec, 0x10, 0x31, 0xc0, 0xc9, 0xc3};
+
+TEST(X86Optimize, ClassicEntryDisplacesThreeInstructions) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->address, kFunction);
+  EXPECT_EQ(plan->displaced_length, 8);  // 1 + 3 + 4
+  ASSERT_EQ(plan->displaced.size(), 3u);
+  EXPECT_EQ(plan->displaced[0].address, 0x401000u);
+  EXPECT_EQ(plan->displaced[1].address, 0x401001u);
+  EXPECT_EQ(plan->displaced[2].address, 0x401004u);
+}
+
+TEST(X86Optimize, Endbr64AtEntryIsDisplacedLikeAnyInstruction) {
+  // 0x401000: f3 0f 1e fa          endbr64
+  // 0x401004: 55                   push rbp
+  // 0x401005: 48 89 e5             mov rbp, rsp
+  // 0x401008: 5d                   pop rbp
+  // 0x401009: c3                   ret
+  auto plan = analyze({0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3}, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->displaced_length, 5);  // 4 + 1
+  EXPECT_EQ(plan->displaced.size(), 2u);
+}
+
+TEST(X86Optimize, RefusesAnEndbr64PastTheFirstDisplacedInstruction) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: f3 0f 1e fa          endbr64      <- an indirect branch lands here
+  // 0x401005: 5d                   pop rbp
+  // 0x401006: c3                   ret
+  EXPECT_THAT(refusal({0x55, 0xf3, 0x0f, 0x1e, 0xfa, 0x5d, 0xc3}, kFunction), HasSubstr("endbr64"));
+}
+
+TEST(X86Optimize, InnerProbeOnARipRelativeLoad) {
+  // 0x401000: 48 8b 05 f9 0f 00 00 mov rax, [rip+0xff9] = [0x402000]
+  // 0x401007: c3                   ret
+  auto plan = analyze({0x48, 0x8b, 0x05, 0xf9, 0x0f, 0x00, 0x00, 0xc3}, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->displaced_length, 7);
+}
+
+TEST(X86Optimize, RefusesAJccIntoTheSecondDisplacedInstruction) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: 48 89 e5             mov rbp, rsp   <- je lands here
+  // 0x401004: 48 83 ec 10          sub rsp, 0x10
+  // 0x401008: 85 ff                test edi, edi
+  // 0x40100a: 74 f5                je 0x401001
+  // 0x40100c: c9                   leave
+  // 0x40100d: c3                   ret
+  const Bytes code = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec,
+                      0x10, 0x85, 0xff, 0x74, 0xf5, 0xc9, 0xc3};
+  EXPECT_EQ(refusal(code, kFunction), "jz at 0x40100a targets 0x401001, inside the replaced bytes");
+  // From the second instruction on, 0x401001 is the range's start: allowed.
+  auto plan = analyze(code, 0x401001);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->displaced_length, 7);
+}
+
+TEST(X86Optimize, RefusesAJumpTable) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: 48 89 e5             mov rbp, rsp
+  // 0x401004: 48 83 ec 10          sub rsp, 0x10
+  // 0x401008: ff e0                jmp rax
+  EXPECT_EQ(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xff, 0xe0}, kFunction),
+            "indirect jump (jump table?) at 0x401008");
+  // 0x401008: ff 24 c5 00 20 40 00 jmp qword ptr [rax*8+0x402000]
+  EXPECT_THAT(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xff, 0x24, 0xc5, 0x00, 0x20,
+                       0x40, 0x00},
+                      kFunction),
+              HasSubstr("indirect jump (jump table?)"));
+}
+
+TEST(X86Optimize, AGotTailCallIsNotAJumpTable) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: 48 89 e5             mov rbp, rsp
+  // 0x401004: 48 83 ec 10          sub rsp, 0x10
+  // 0x401008: c9                   leave
+  // 0x401009: ff 25 f1 0f 00 00    jmp qword ptr [rip+0xff1] = [0x403000]
+  auto plan = analyze(
+      {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xc9, 0xff, 0x25, 0xf1, 0x0f, 0x00, 0x00},
+      kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->displaced_length, 8);
+}
+
+TEST(X86Optimize, RefusesALandingPadInsideTheRange) {
+  EXPECT_EQ(refusal(kClassicEntry, kFunction, {0x401004}),
+            "exception landing pad at 0x401004 inside the replaced bytes");
+  // At either end of the range is not inside it.
+  EXPECT_TRUE(analyze(kClassicEntry, kFunction, {0x401000, 0x401008}));
+}
+
+TEST(X86Optimize, RefusesAShortFunction) {
+  // 0x401000: 31 c0                xor eax, eax
+  // 0x401002: c3                   ret
+  EXPECT_EQ(refusal({0x31, 0xc0, 0xc3}, kFunction),
+            "only 3 bytes of instructions before the function's end, the jump needs 5");
+}
+
+TEST(X86Optimize, RefusesACallAmongTheDisplacedInstructions) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: e8 fa 0f 00 00       call 0x402000
+  // 0x401006: 5d                   pop rbp
+  // 0x401007: c3                   ret
+  EXPECT_EQ(refusal({0x55, 0xe8, 0xfa, 0x0f, 0x00, 0x00, 0x5d, 0xc3}, kFunction),
+            "cannot displace call at 0x401001: a branch cannot run from the trampoline");
+}
+
+TEST(X86Optimize, RefusesASyscallInRange) {
+  // 0x401000: 31 c0                xor eax, eax
+  // 0x401002: 0f 05                syscall
+  // 0x401004: 90                   nop
+  // 0x401005: c3                   ret
+  EXPECT_THAT(refusal({0x31, 0xc0, 0x0f, 0x05, 0x90, 0xc3}, kFunction),
+              HasSubstr("cannot displace syscall at 0x401002"));
+}
+
+TEST(X86Optimize, RefusesARangeCrossingTheFunctionsEnd) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: 48 89 e5             mov rbp, rsp
+  // 0x401004: 48 8b 07             mov rax, [rdi]
+  // 0x401007: 48 89 06             mov [rsi], rax   (the symbol ends here: noreturn call after)
+  const Bytes code = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x07, 0x48, 0x89, 0x06};
+  EXPECT_TRUE(analyze(code, 0x401004));
+  EXPECT_EQ(refusal(code, 0x401007),
+            "only 3 bytes of instructions before the function's end, the jump needs 5");
+}
+
+TEST(X86Optimize, RefusesAProbeOffABoundaryOrOutsideTheFunction) {
+  EXPECT_EQ(refusal(kClassicEntry, 0x401002), "probe 0x401002 is not on an instruction boundary");
+  EXPECT_EQ(refusal(kClassicEntry, 0x40100c), "probe 0x40100c is outside the function");
+  EXPECT_EQ(refusal(kClassicEntry, 0x400fff), "probe 0x400fff is outside the function");
+}
+
+TEST(X86Optimize, RefusesAFunctionThatDoesNotDecodeToItsEnd) {
+  // 0x401000: 55 48 89 e5 48 83 ec 10   push rbp; mov rbp, rsp; sub rsp, 0x10
+  // 0x401008: 06                        (bad: push es is invalid in 64-bit mode)
+  EXPECT_EQ(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0x06}, kFunction),
+            "the function does not decode to its end (at 0x401008)");
+  // An instruction cut by the function's end.
+  EXPECT_THAT(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec}, kFunction),
+              HasSubstr("does not decode to its end (at 0x401004)"));
+}
+
+TEST(X86Optimize, SiteJumpIsAJmpRel32) {
+  // 0x401000: e9 fb 0f 00 00       jmp 0x402000
+  EXPECT_THAT(site_jump(0x401000, 0x402000), ElementsAreArray({0xe9, 0xfb, 0x0f, 0x00, 0x00}));
+  // 0x401000: e9 fb ff ef ff       jmp 0x301000
+  EXPECT_THAT(site_jump(0x401000, 0x301000), ElementsAreArray({0xe9, 0xfb, 0xff, 0xef, 0xff}));
+}
+
+TEST(X86Optimize, ExtendedStateInstructionsAreRecognised) {
+  auto touches = [](const Bytes& bytes) {
+    auto insn = decode_insn(bytes, 0x1000);
+    EXPECT_TRUE(insn) << insn.error();
+    return insn && touches_extended_state(*insn);
+  };
+  EXPECT_TRUE(touches({0x0f, 0x28, 0xc1}));        // movaps xmm0, xmm1
+  EXPECT_TRUE(touches({0x66, 0x0f, 0xef, 0xc0}));  // pxor xmm0, xmm0
+  EXPECT_TRUE(touches({0xc5, 0xf8, 0x77}));        // vzeroupper
+  EXPECT_TRUE(touches({0xd9, 0xc0}));              // fld st0
+  EXPECT_TRUE(touches({0x0f, 0x77}));              // emms
+  EXPECT_TRUE(touches({0x0f, 0xae, 0x00}));        // fxsave [rax]
+  EXPECT_TRUE(touches({0x0f, 0xae, 0x10}));        // ldmxcsr [rax]
+  EXPECT_TRUE(touches({0x0f, 0xae, 0x20}));        // xsave [rax]
+  EXPECT_FALSE(touches({0x48, 0x89, 0xd8}));       // mov rax, rbx
+  EXPECT_FALSE(touches({0x9c}));                   // pushfq
+  EXPECT_FALSE(touches({0xfc}));                   // cld
+}
+
+}  // namespace
+}  // namespace dprobe::arch::x86_64
