@@ -215,5 +215,174 @@ TEST(X86Optimize, ExtendedStateInstructionsAreRecognised) {
   EXPECT_FALSE(touches({0xfc}));                   // cld
 }
 
+// The trampoline's code, decoded where it runs, up to and including the jump
+// back (what follows is data: the far jump's target, the ip literal).
+std::vector<Insn> decode_until_jump_back(std::span<const uint8_t> bytes, uint64_t address) {
+  std::vector<Insn> out;
+  size_t offset = 0;
+  while (offset < bytes.size()) {
+    auto insn = decode_insn(bytes.subspan(offset), address + offset);
+    EXPECT_TRUE(insn) << insn.error();
+    if (!insn) break;
+    out.push_back(*insn);
+    offset += insn->length;
+    const Branch b = classify_insn(*insn).branch;
+    if (b == Branch::kJmpRel || b == Branch::kJmpIndirect) break;
+  }
+  return out;
+}
+
+uint64_t read_le64(std::span<const uint8_t> bytes, size_t at) {
+  uint64_t value = 0;
+  std::memcpy(&value, bytes.data() + at, sizeof(value));
+  return value;
+}
+
+struct Trampoline {
+  std::array<uint8_t, kTrampolineSize> bytes{};
+  size_t size = 0;
+  std::vector<Insn> code;
+  size_t end_of_code = 0;
+};
+
+Trampoline write(const OptimizePlan& plan, const TrampolineSpec& spec) {
+  Trampoline t;
+  auto n = write_trampoline(plan, spec, t.bytes);
+  EXPECT_TRUE(n) << n.error();
+  if (!n) return t;
+  t.size = *n;
+  t.code = decode_until_jump_back(std::span(t.bytes).first(t.size), spec.address);
+  if (!t.code.empty()) t.end_of_code = t.code.back().address + t.code.back().length - spec.address;
+  return t;
+}
+
+constexpr TrampolineSpec kNear = {0x402000, 0x7f1234560000, 0xc0ffee};
+
+TEST(X86OptimizeTrampoline, DecodesBackWithoutVectorInstructions) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  Trampoline t = write(*plan, kNear);
+  ASSERT_FALSE(t.code.empty());
+  std::string listing;
+  for (const Insn& insn : t.code) {
+    listing += disassemble(insn) + "\n";
+    EXPECT_FALSE(touches_extended_state(insn)) << disassemble(insn);
+  }
+  // Code, then only the 8-byte ip literal: every byte of code decoded.
+  ASSERT_EQ(t.size, t.end_of_code + 8) << listing;
+  EXPECT_EQ(read_le64(t.bytes, t.end_of_code), kFunction) << "the ip literal";
+  EXPECT_LE(t.size, kTrampolineSize);
+  // The red zone is stepped over first, the handler called through movabs.
+  EXPECT_THAT(disassemble(t.code.front()), HasSubstr("lea rsp, [rsp-0x80]"));
+  EXPECT_THAT(listing, HasSubstr("mov rsi, 0xc0ffee"));
+  EXPECT_THAT(listing, HasSubstr("mov rax, 0x7f1234560000"));
+  EXPECT_THAT(listing, HasSubstr("call rax"));
+  // The ip slot is pushed from the literal.
+  int literal_readers = 0;
+  for (const Insn& insn : t.code) {
+    Classified c = classify_insn(insn);
+    if (c.rip_relative && c.rip_target == kNear.address + t.end_of_code) ++literal_readers;
+  }
+  EXPECT_EQ(literal_readers, 1) << listing;
+}
+
+TEST(X86OptimizeTrampoline, DisplacedCopySitsWhereTrampolineOffsetOfSays) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  Trampoline t = write(*plan, kNear);
+  auto second = trampoline_offset_of(*plan, 0x401001);
+  auto third = trampoline_offset_of(*plan, 0x401004);
+  ASSERT_TRUE(second && third);
+  // Every copy keeps its length: the copy of displaced[i] is at start + (its address - probe).
+  const uint64_t start = *second - 1;
+  EXPECT_EQ(*third, start + 4);
+  EXPECT_THAT(std::span(t.bytes).subspan(start, 8),
+              ElementsAreArray({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10}));
+  // ... and starts an instruction of the decoded trampoline.
+  std::vector<uint64_t> starts;
+  for (const Insn& insn : t.code) starts.push_back(insn.address - kNear.address);
+  EXPECT_THAT(starts, ::testing::IsSupersetOf({start, start + 1, start + 4, start + 8}));
+  // Not the probe itself (a thread there has run nothing yet), nor mid-instruction or past.
+  EXPECT_FALSE(trampoline_offset_of(*plan, 0x401000));
+  EXPECT_FALSE(trampoline_offset_of(*plan, 0x401002));
+  EXPECT_FALSE(trampoline_offset_of(*plan, 0x401008));
+}
+
+TEST(X86OptimizeTrampoline, JumpsBackWithRel32WhenInReach) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  Trampoline t = write(*plan, kNear);
+  ASSERT_FALSE(t.code.empty());
+  const Insn& back = t.code.back();
+  EXPECT_EQ(back.bytes[0], 0xe9);
+  EXPECT_EQ(back.length, 5);
+  Classified c = classify_insn(back);
+  EXPECT_EQ(c.branch, Branch::kJmpRel);
+  EXPECT_EQ(c.target, 0x401008u);
+}
+
+TEST(X86OptimizeTrampoline, JumpsBackThroughAnAbsoluteAddressWhenFar) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  const TrampolineSpec far = {kFunction + (3ull << 30), 0x7f1234560000, 1};
+  Trampoline t = write(*plan, far);
+  ASSERT_FALSE(t.code.empty());
+  // jmp qword ptr [rip+0]; .quad 0x401008; then the ip literal.
+  const Insn& back = t.code.back();
+  EXPECT_THAT(std::span(back.bytes).first(back.length),
+              ElementsAreArray({0xff, 0x25, 0x00, 0x00, 0x00, 0x00}));
+  Classified c = classify_insn(back);
+  EXPECT_EQ(c.branch, Branch::kJmpIndirect);
+  EXPECT_EQ(c.rip_target, far.address + t.end_of_code);
+  EXPECT_EQ(read_le64(t.bytes, t.end_of_code), 0x401008u);
+  EXPECT_EQ(read_le64(t.bytes, t.end_of_code + 8), kFunction);
+  EXPECT_EQ(t.size, t.end_of_code + 16);
+}
+
+// 0x401000: 48 8b 05 f9 0f 00 00 mov rax, [rip+0xff9] = [0x402000]
+// 0x401007: 48 01 f8             add rax, rdi
+// 0x40100a: c3                   ret
+const Bytes kRipLoad = {0x48, 0x8b, 0x05, 0xf9, 0x0f, 0x00, 0x00, 0x48, 0x01, 0xf8, 0xc3};
+
+TEST(X86OptimizeTrampoline, RipRelativeDisplacedInstructionKeepsItsTarget) {
+  auto plan = analyze(kRipLoad, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  ASSERT_EQ(plan->displaced_length, 7);
+  const TrampolineSpec spec = {0x500000, 0x7f1234560000, 1};
+  Trampoline t = write(*plan, spec);
+  ASSERT_GE(t.code.size(), 2u);
+  const Insn& copy = t.code[t.code.size() - 2];
+  EXPECT_EQ(copy.length, 7);
+  Classified c = classify_insn(copy);
+  EXPECT_TRUE(c.rip_relative);
+  EXPECT_EQ(c.rip_target, 0x402000u);
+  EXPECT_EQ(classify_insn(t.code.back()).target, 0x401007u);
+}
+
+TEST(X86OptimizeTrampoline, RefusesRipRelativeDataOutOfReach) {
+  auto plan = analyze(kRipLoad, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  std::array<uint8_t, kTrampolineSize> bytes{};
+  auto n = write_trampoline(*plan, {kFunction + (3ull << 30), 1, 1}, bytes);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error(),
+            "the instruction at 0x401000 refers to 0x402000, beyond disp32 reach of the "
+            "trampoline at 0xc0401000");
+}
+
+TEST(X86OptimizeTrampoline, RefusesASmallBufferOrABadPlan) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  std::array<uint8_t, kTrampolineSize - 1> small{};
+  EXPECT_FALSE(write_trampoline(*plan, kNear, small));
+  std::array<uint8_t, kTrampolineSize> bytes{};
+  OptimizePlan bad = *plan;
+  bad.displaced_length = 9;
+  EXPECT_FALSE(write_trampoline(bad, kNear, bytes));
+  bad = *plan;
+  bad.displaced.erase(bad.displaced.begin() + 1);
+  EXPECT_FALSE(write_trampoline(bad, kNear, bytes));
+}
+
 }  // namespace
 }  // namespace dprobe::arch::x86_64
