@@ -144,12 +144,22 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   pass.add(header->timestamp_ns, begin, text.size());
 }
 
-int TracePass::write(std::FILE* out) {
+int TracePass::write(std::FILE* out, uint64_t upto) {
   std::stable_sort(lines_.begin(), lines_.end(),
                    [](const Line& a, const Line& b) { return a.timestamp < b.timestamp; });
   sorted_.clear();
-  for (const Line& line : lines_) sorted_.append(text_, line.begin, line.end - line.begin);
-  discard();
+  std::string held;
+  std::vector<Line> later;
+  for (const Line& line : lines_) {
+    if (line.timestamp <= upto) {
+      sorted_.append(text_, line.begin, line.end - line.begin);
+    } else {
+      later.push_back({line.timestamp, held.size(), held.size() + (line.end - line.begin)});
+      held.append(text_, line.begin, line.end - line.begin);
+    }
+  }
+  text_ = std::move(held);
+  lines_ = std::move(later);
   errno = 0;
   if (std::fflush(out) != 0) return errno != 0 ? errno : EIO;
   if (!write_whole_lines(::fileno(out), sorted_)) return errno != 0 ? errno : EIO;

@@ -36,10 +36,12 @@ class TracePass {
     lines_.push_back({timestamp, begin, end});
   }
   size_t size() const { return lines_.size(); }
-  // Writes the lines in order (whole lines per write), then empties.
-  // Returns 0, or the errno of a write that failed (EPIPE: the reader
-  // went away; ENOSPC: a full disk).
-  int write(std::FILE* out);
+  // Writes, in time order, the lines that happened up to `upto` (whole
+  // lines per write) and keeps the later ones for the next pass: a ring
+  // read early in this pass may still receive lines older than some read
+  // later. Returns 0, or the errno of a write that failed (EPIPE: the
+  // reader went away; ENOSPC: a full disk).
+  int write(std::FILE* out, uint64_t upto = UINT64_MAX);
   // Empties without writing (the output failed before).
   void discard();
 

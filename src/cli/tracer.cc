@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/tracer.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +15,15 @@ namespace dprobe::cli {
 namespace {
 
 constexpr auto kIdleDrain = std::chrono::milliseconds(2);
+// How long after its hit a record may still be being written (its time is
+// taken first): lines younger than this wait for the next pass.
+constexpr uint64_t kSettleNs = 1'000'000;
+
+uint64_t monotonic_now_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+}
 constexpr auto kAcceptWait = std::chrono::milliseconds(50);
 
 // The --disable names that name an event of `set`.
@@ -66,8 +76,12 @@ void Tracer::start(pid_t root) {
   acceptor_ = std::thread([this, root] { accept_loop(root); });
 }
 
-size_t Tracer::drain_pass() {
+size_t Tracer::drain_pass(bool final) {
   std::lock_guard lock(mutex_);
+  // Records carry the time of their hit (CLOCK_MONOTONIC, as here) and are
+  // committed a moment later: what this pass may write is what happened
+  // before it began, less that moment.
+  const uint64_t upto = final ? UINT64_MAX : monotonic_now_ns() - kSettleNs;
   if (const int request = take_tracing_request(); request != 0) {
     tracing_on_ = request == 1;
     for (auto& traced : traced_) {
@@ -86,7 +100,7 @@ size_t Tracer::drain_pass() {
   // Once the output failed nothing more is written to it; the rings are
   // still drained, so that the program runs on as fast as before.
   if (output_error_ == 0) {
-    output_error_ = pass_.write(options_.out);
+    output_error_ = pass_.write(options_.out, upto);
   } else {
     pass_.discard();
   }
@@ -185,7 +199,7 @@ void Tracer::finish() {
   server_.stop_accepting();
   if (acceptor_.joinable()) acceptor_.join();
   if (drainer_.joinable()) drainer_.join();
-  drain_pass();
+  drain_pass(/*final=*/true);
   LostCounts lost = lost_;
   std::vector<std::string> problems = problems_;
   for (auto& traced : traced_) {

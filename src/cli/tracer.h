@@ -103,7 +103,9 @@ class Tracer {
   void accept_loop(pid_t root);
   void take(const ControlServer::Connection& connection);
   const lang::DefinitionSet& set_for(const std::string& executable, pid_t pid);
-  size_t drain_pass();
+  // `final`: every line read is written; else only those older than the
+  // pass (less a margin for records still being written).
+  size_t drain_pass(bool final = false);
   void let_go(Traced& traced);
   std::pair<uint64_t, uint64_t> count_of(const Traced& traced, size_t spec) const;
 
