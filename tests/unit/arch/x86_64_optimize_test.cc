@@ -384,5 +384,115 @@ TEST(X86OptimizeTrampoline, RefusesASmallBufferOrABadPlan) {
   EXPECT_FALSE(write_trampoline(bad, kNear, bytes));
 }
 
+#if defined(__x86_64__) && defined(__linux__)
+// Run for real: a tiny function in an executable page, its trampoline in the
+// same page, the site jump written over it, then a call through a pointer.
+
+// offset 0x00: 55                   push rbp
+//        0x01: 48 89 e5             mov rbp, rsp
+//        0x04: 48 89 7c 24 f8       mov [rsp-8], rdi       ; the red zone
+//        0x09: 48 8b 05 f0 00 00 00 mov rax, [rip+0xf0]    ; the constant at 0x100
+//        0x10: 48 03 44 24 f8       add rax, [rsp-8]       ; the red zone survived
+//        0x15: 48 01 f0             add rax, rsi
+//        0x18: 48 89 2a             mov [rdx], rbp
+//        0x1b: 5d                   pop rbp
+//        0x1c: c3                   ret
+const Bytes kAddConstant = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0x7c, 0x24, 0xf8, 0x48,
+                            0x8b, 0x05, 0xf0, 0x00, 0x00, 0x00, 0x48, 0x03, 0x44, 0x24,
+                            0xf8, 0x48, 0x01, 0xf0, 0x48, 0x89, 0x2a, 0x5d, 0xc3};
+constexpr size_t kConstantOffset = 0x100;
+constexpr size_t kTrampolineOffset = 0x200;
+constexpr uint64_t kConstant = 0x1000000;
+constexpr uint64_t kCookie = 0xfeedface;
+
+using AddConstant = uint64_t (*)(uint64_t a, uint64_t b, uint64_t* rbp_out, uint64_t c, uint64_t d,
+                                 uint64_t e);
+
+struct Hit {
+  int count = 0;
+  SavedRegs regs{};
+  uint64_t cookie = 0;
+  uint64_t frame_alignment = 1;
+};
+Hit g_hit;
+
+void record_hit(SavedRegs* regs, uint64_t cookie) {
+  ++g_hit.count;
+  g_hit.regs = *regs;
+  g_hit.cookie = cookie;
+  // rbp after this function's push rbp: 16-aligned when the call was.
+  g_hit.frame_alignment = reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) % 16;
+}
+
+class ExecutablePage {
+ public:
+  ExecutablePage()
+      : page_(mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) {}
+  ~ExecutablePage() {
+    if (page_ != MAP_FAILED) munmap(page_, kSize);
+  }
+  ExecutablePage(const ExecutablePage&) = delete;
+  ExecutablePage& operator=(const ExecutablePage&) = delete;
+
+  bool ok() const { return page_ != MAP_FAILED; }
+  uint8_t* bytes() const { return static_cast<uint8_t*>(page_); }
+  uint64_t address() const { return reinterpret_cast<uint64_t>(page_); }
+  bool make_executable() { return mprotect(page_, kSize, PROT_READ | PROT_EXEC) == 0; }
+
+ private:
+  static constexpr size_t kSize = 4096;
+  void* page_;
+};
+
+// Probes kAddConstant at `probe_offset`, calls it, returns what the handler saw.
+void run_probed(size_t probe_offset) {
+  ExecutablePage page;
+  ASSERT_TRUE(page.ok());
+  std::memcpy(page.bytes(), kAddConstant.data(), kAddConstant.size());
+  std::memcpy(page.bytes() + kConstantOffset, &kConstant, sizeof(kConstant));
+  const uint64_t function = page.address();
+  const uint64_t probe = function + probe_offset;
+  auto plan = can_optimize(kAddConstant, function, probe, {});
+  ASSERT_TRUE(plan) << plan.error();
+  const TrampolineSpec spec = {function + kTrampolineOffset,
+                               reinterpret_cast<uint64_t>(&record_hit), kCookie};
+  auto n = write_trampoline(*plan, spec, {page.bytes() + kTrampolineOffset, kTrampolineSize});
+  ASSERT_TRUE(n) << n.error();
+  const auto jump = site_jump(probe, spec.address);
+  std::memcpy(page.bytes() + probe_offset, jump.data(), jump.size());
+  ASSERT_TRUE(page.make_executable());
+
+  g_hit = Hit{};
+  uint64_t rbp = 0;
+  auto add = reinterpret_cast<AddConstant>(page.bytes());
+  const uint64_t result = add(1000, 22, &rbp, 0xc, 0xd, 0xe);
+
+  EXPECT_EQ(result, kConstant + 1000 + 22);
+  ASSERT_EQ(g_hit.count, 1);
+  const auto& slot = g_hit.regs.slot;
+  EXPECT_EQ(slot[kDi], 1000u);
+  EXPECT_EQ(slot[kSi], 22u);
+  EXPECT_EQ(slot[kDx], reinterpret_cast<uint64_t>(&rbp));
+  EXPECT_EQ(slot[kCx], 0xcu);
+  EXPECT_EQ(slot[kR8], 0xdu);
+  EXPECT_EQ(slot[kR9], 0xeu);
+  EXPECT_EQ(slot[kIp], probe);
+  // At 0x09 rsp == rbp; at the entry rsp is 8 above the rbp pushed below it.
+  EXPECT_EQ(slot[kSp], probe_offset == 0 ? rbp + 8 : rbp);
+  if (probe_offset != 0) EXPECT_EQ(slot[kBp], rbp);
+  EXPECT_EQ(slot[kFlags] & 0x2, 0x2u) << "rflags bit 1 is always set";
+  EXPECT_EQ(slot[kCs], 0x33u);
+  EXPECT_EQ(slot[kSs], 0x2bu);
+  EXPECT_EQ(slot[kFs], 0u);
+  EXPECT_EQ(slot[kOrigAx], UINT64_MAX);
+  EXPECT_EQ(g_hit.cookie, kCookie);
+  EXPECT_EQ(g_hit.frame_alignment, 0u);
+}
+
+TEST(X86OptimizeRun, ProbeOnARipRelativeLoadBetweenRedZoneWriteAndRead) { run_probed(0x09); }
+
+TEST(X86OptimizeRun, ProbeAtTheEntryDisplacesPushAndRedZoneStore) { run_probed(0x00); }
+#endif  // __x86_64__ && __linux__
+
 }  // namespace
 }  // namespace dprobe::arch::x86_64
