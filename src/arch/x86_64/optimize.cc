@@ -21,6 +21,8 @@ struct Scanned {
   bool has_target = false;  // a relative branch operand (jmp, jcc, call, loop, jrcxz, xbegin)
   uint64_t target = 0;
   bool unprovable_jump = false;  // an indirect jmp that is not a [rip+disp] tail call
+  bool has_rip_target = false;   // a [rip+disp] operand (lea of a code address, a load)
+  uint64_t rip_target = 0;
 };
 
 std::string hex(uint64_t value) {
@@ -54,11 +56,16 @@ Scanned scan(const ZydisDecoded& d, uint64_t address) {
   s.length = d.insn.length;
   s.mnemonic = d.insn.mnemonic;
   s.unprovable_jump = is_unprovable_jump(d);
+  const uint64_t next = address + s.length;
   for (size_t i = 0; i < d.insn.operand_count_visible; ++i) {
     const ZydisDecodedOperand& op = d.operands[i];
+    if (op.type == ZYDIS_OPERAND_TYPE_MEMORY && op.mem.base == ZYDIS_REGISTER_RIP) {
+      s.has_rip_target = true;
+      s.rip_target = next + static_cast<uint64_t>(op.mem.disp.value);
+    }
     if (op.type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !op.imm.is_relative) continue;
     s.has_target = true;
-    s.target = address + s.length + static_cast<uint64_t>(op.imm.value.s);
+    s.target = next + static_cast<uint64_t>(op.imm.value.s);
   }
   return s;
 }
@@ -146,8 +153,9 @@ Result<OptimizePlan, std::string> displace(std::span<const uint8_t> code, uint64
   return plan;
 }
 
-// No direct branch may land inside the replaced bytes, and no jump we cannot
-// follow may be in the function at all.
+// No direct branch may land inside the replaced bytes, no jump we cannot
+// follow may be in the function at all, and no address inside the replaced
+// bytes may be taken (lea rcx, [rip+label]; call rcx would land there).
 Result<void, std::string> check_branches(const std::vector<Scanned>& insns,
                                          const OptimizePlan& plan) {
   const uint64_t end = plan.address + plan.displaced_length;
@@ -156,6 +164,10 @@ Result<void, std::string> check_branches(const std::vector<Scanned>& insns,
     if (s.has_target && strictly_inside(s.target, plan.address, end)) {
       return unexpected(std::string(name_of(s.mnemonic)) + " at " + hex(s.address) + " targets " +
                         hex(s.target) + ", inside the replaced bytes");
+    }
+    if (s.has_rip_target && strictly_inside(s.rip_target, plan.address, end)) {
+      return unexpected(std::string(name_of(s.mnemonic)) + " at " + hex(s.address) +
+                        " takes the address " + hex(s.rip_target) + ", inside the replaced bytes");
     }
   }
   return {};

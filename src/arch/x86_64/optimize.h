@@ -47,7 +47,8 @@ struct OptimizePlan {
 // instruction cannot run elsewhere (branches, syscall/int, anything
 // classify_insn does not run out of line, an endbr64 past the first: an
 // indirect branch target), a direct branch of the function or a landing pad
-// lands strictly inside the replaced bytes, or the function has an indirect
+// lands strictly inside the replaced bytes (or a [rip+disp] operand takes an
+// address there: lea of a label), or the function has an indirect
 // jmp other than a tail call through [rip+disp] (a jump table we cannot see
 // into). A RIP-relative operand out of reach is write_trampoline's to refuse:
 // it depends on where the trampoline is.
@@ -74,12 +75,24 @@ struct TrampolineSpec {
 Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const TrampolineSpec& spec,
                                              std::span<uint8_t> out);
 
+// Offset, in every trampoline, of the relocated copy of displaced[0]: the
+// same for every plan and spec. The copy of displaced[i] is at this offset +
+// (its address - plan.address): fixing a disp32 keeps every length.
+size_t displaced_copy_offset();
+
 // Offset, in the trampoline, of the relocated copy of the displaced
 // instruction at `pc` (one of plan.displaced's addresses, other than the
 // first), for moving a thread stopped inside the displaced bytes; nullopt
 // when `pc` starts no displaced instruction (or is the probe address itself:
 // a thread there has not run the site yet and needs no move).
 std::optional<uint64_t> trampoline_offset_of(const OptimizePlan& plan, uint64_t pc);
+
+// The reverse, for a fault or a signal taken in the relocated copy (its pc is
+// the trampoline's): the original address of the displaced instruction whose
+// copy starts at `trampoline_offset`, the first one included; nullopt
+// elsewhere (inside an instruction, in the save/call/restore code, past the
+// copy).
+std::optional<uint64_t> original_pc_of(const OptimizePlan& plan, uint64_t trampoline_offset);
 
 // The 5 bytes written over the site: e9 rel32 to `trampoline`, which must be
 // within +-2 GiB of the site (the caller places it so; asserted in debug).

@@ -193,18 +193,6 @@ size_t emit_save_call_restore(Emitter& e, const TrampolineSpec& spec) {
   return ip_disp;
 }
 
-// Where the displaced copy starts: the code before it has one length whatever
-// the spec (absolute addresses are always movabs, the ip always a literal).
-size_t displaced_copy_offset() {
-  static const size_t offset = [] {
-    std::array<uint8_t, kTrampolineSize> scratch{};
-    Emitter e(scratch);
-    emit_save_call_restore(e, TrampolineSpec{});
-    return e.pos();
-  }();
-  return offset;
-}
-
 Result<void, std::string> check_plan(const OptimizePlan& plan) {
   if (plan.displaced.empty()) return unexpected(std::string("no displaced instructions"));
   uint64_t next = plan.address;
@@ -253,6 +241,18 @@ void jump_back(Emitter& e, uint64_t from, uint64_t to) {
 
 }  // namespace
 
+// The code before the copy has one length whatever the plan and spec
+// (absolute addresses are always movabs, the ip always a literal): measure it once.
+size_t displaced_copy_offset() {
+  static const size_t offset = [] {
+    std::array<uint8_t, kTrampolineSize> scratch{};
+    Emitter e(scratch);
+    emit_save_call_restore(e, TrampolineSpec{});
+    return e.pos();
+  }();
+  return offset;
+}
+
 Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const TrampolineSpec& spec,
                                              std::span<uint8_t> out) {
   if (out.size() < kTrampolineSize) {
@@ -276,6 +276,16 @@ Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const Tra
 std::optional<uint64_t> trampoline_offset_of(const OptimizePlan& plan, uint64_t pc) {
   for (size_t i = 1; i < plan.displaced.size(); ++i) {
     if (plan.displaced[i].address == pc) return displaced_copy_offset() + (pc - plan.address);
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> original_pc_of(const OptimizePlan& plan, uint64_t trampoline_offset) {
+  const size_t start = displaced_copy_offset();
+  if (trampoline_offset < start) return std::nullopt;
+  const uint64_t pc = plan.address + (trampoline_offset - start);
+  for (const Insn& insn : plan.displaced) {
+    if (insn.address == pc) return pc;
   }
   return std::nullopt;
 }

@@ -130,6 +130,20 @@ TEST(X86Optimize, AGotTailCallIsNotAJumpTable) {
   EXPECT_EQ(plan->displaced_length, 8);
 }
 
+TEST(X86Optimize, RefusesTakingAnAddressInsideTheRange) {
+  // 0x401000: 55                   push rbp
+  // 0x401001: 48 89 e5             mov rbp, rsp
+  // 0x401004: 48 83 ec 10          sub rsp, 0x10
+  // 0x401008: 48 8d 0d f2 ff ff ff lea rcx, [rip-0xe] = [0x401001]
+  // 0x40100f: ff d1                call rcx
+  // 0x401011: c9                   leave
+  // 0x401012: c3                   ret
+  EXPECT_EQ(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0x48, 0x8d, 0x0d, 0xf2, 0xff,
+                     0xff, 0xff, 0xff, 0xd1, 0xc9, 0xc3},
+                    kFunction),
+            "lea at 0x401008 takes the address 0x401001, inside the replaced bytes");
+}
+
 TEST(X86Optimize, RefusesALandingPadInsideTheRange) {
   EXPECT_EQ(refusal(kClassicEntry, kFunction, {0x401004}),
             "exception landing pad at 0x401004 inside the replaced bytes");
@@ -295,6 +309,7 @@ TEST(X86OptimizeTrampoline, DisplacedCopySitsWhereTrampolineOffsetOfSays) {
   ASSERT_TRUE(second && third);
   // Every copy keeps its length: the copy of displaced[i] is at start + (its address - probe).
   const uint64_t start = *second - 1;
+  EXPECT_EQ(start, displaced_copy_offset());
   EXPECT_EQ(*third, start + 4);
   EXPECT_THAT(std::span(t.bytes).subspan(start, 8),
               ElementsAreArray({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10}));
@@ -306,6 +321,13 @@ TEST(X86OptimizeTrampoline, DisplacedCopySitsWhereTrampolineOffsetOfSays) {
   EXPECT_FALSE(trampoline_offset_of(*plan, 0x401000));
   EXPECT_FALSE(trampoline_offset_of(*plan, 0x401002));
   EXPECT_FALSE(trampoline_offset_of(*plan, 0x401008));
+  // The reverse, for a fault in the copy: every copied instruction, the first included.
+  EXPECT_EQ(original_pc_of(*plan, start), 0x401000u);
+  EXPECT_EQ(original_pc_of(*plan, start + 1), 0x401001u);
+  EXPECT_EQ(original_pc_of(*plan, start + 4), 0x401004u);
+  EXPECT_FALSE(original_pc_of(*plan, start + 2));
+  EXPECT_FALSE(original_pc_of(*plan, start + 8));  // the jump back
+  EXPECT_FALSE(original_pc_of(*plan, 0));
 }
 
 TEST(X86OptimizeTrampoline, JumpsBackWithRel32WhenInReach) {
