@@ -234,8 +234,11 @@ EhResult<void> append_landing_pads(uint64_t lsda, uint64_t pc_begin, std::vector
   return {};
 }
 
+// Whether [pc_begin, pc_begin + pc_range) and [begin, end) share a byte,
+// without computing an end that could wrap.
 bool overlaps(const Fde& fde, uint64_t begin, uint64_t end) {
-  return fde.pc_begin < end && begin - fde.pc_begin < fde.pc_range;
+  if (fde.pc_range == 0 || fde.pc_begin >= end) return false;
+  return begin <= fde.pc_begin || begin - fde.pc_begin < fde.pc_range;
 }
 
 }  // namespace
@@ -243,6 +246,7 @@ bool overlaps(const Fde& fde, uint64_t begin, uint64_t end) {
 Result<std::vector<uint64_t>, std::string> landing_pads(const UnwindTables& tables, uint64_t begin,
                                                         uint64_t end) {
   if (tables.eh_frame_hdr == 0) return broken("no eh_frame_hdr");
+  if (begin >= end) return std::vector<uint64_t>{};  // covers no byte
   auto table = read_search_table(tables.eh_frame_hdr);
   if (!table) return unexpected(table.error());
   std::vector<uint64_t> pads;
