@@ -26,6 +26,7 @@
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
 #include "agent/fork.h"
+#include "agent/jump_optimizer.h"
 #include "agent/loaded_objects.h"
 #include "agent/loader_watch.h"
 #include "agent/return_probes.h"
@@ -266,6 +267,10 @@ class Agent {
         return failed(probes, armed.error().message);
       }
     }
+    // Breakpoints first; then jumps where that is safe.
+    set_optimization(probes.optimize);
+    optimize_armed(0, UINT64_MAX);
+    report.states = probe_states(0, UINT64_MAX);
     report.trace_memory_bytes = shm_ ? shm_->size() : 0;
     return report;
   }

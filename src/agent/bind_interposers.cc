@@ -25,7 +25,7 @@ constexpr std::array kInterposed = {
     "execveat",        "close",        "close_range",
     "closefrom",       "dup2",         "dup3",
     "sigpending",      "sigtimedwait", "sigwaitinfo",
-    "sigwait",         "sigsuspend",
+    "sigwait",         "sigsuspend",   "sigaltstack",
 };
 
 #if defined(__x86_64__)

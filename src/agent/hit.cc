@@ -88,34 +88,66 @@ void count_misses(const core::Probe& probe, AgentState& state) noexcept {
   }
 }
 
+// The probe's events, unless the hit must not be traced: after fork, once
+// the session is over, on the agent's own threads or its own work, or
+// inside a handler already (counted as a miss, as the kernel's
+// kprobe_running() does).
+void on_probe_hit(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+                  AgentState& state) noexcept {
+  ThreadTrace& thread = current_thread();
+  const bool untraced = thread.is_agent || thread.in_agent;
+  if (!state.recording.load(std::memory_order_relaxed) || untraced || probe.handlers.empty()) {
+    return;
+  }
+  if (thread.in_handler) {
+    count_misses(probe, state);
+    return;
+  }
+  thread.in_handler = true;
+  run_handlers(probe, regs, stack, thread, state);
+  thread.in_handler = false;
+}
+
+// How a trap goes on once its handlers ran, copied out of the probe: the
+// agent's own probe (the loader's) may replace the probe object meanwhile.
+struct Resume {
+  arch::ProbeInsn insn;
+  uint64_t slot;
+  uint64_t resume_copy;  // the trampoline's copy of the displaced instructions
+};
+
 }  // namespace
 
 bool handle_breakpoint(ucontext_t& context) noexcept {
   AgentState& state = agent_state();
   if (!state.registry) return false;
   const uint64_t address = arch::probe_address_of_trap(arch::context_pc(context));
-  // Holds the probe (and its snapshot) until the program is on its way.
-  const core::ProbeRegistry::Reader reader(*state.registry);
-  const core::Probe* probe = reader.find(address);
-  if (probe == nullptr) return false;
   arch::SavedRegs regs;
   arch::load_regs(context, regs);
   regs.slot[arch::kIpSlot] = address;
-  if (probe->internal != nullptr) probe->internal(regs);
-  ThreadTrace& thread = current_thread();
-  const bool untraced = thread.is_agent || thread.in_agent;
-  if (!state.recording.load(std::memory_order_relaxed) || untraced || probe->handlers.empty()) {
-    // After fork, once the session is over, or the agent at work: just go on.
-  } else if (thread.in_handler) {
-    count_misses(*probe, state);  // a probe hit from inside a handler
-  } else {
-    thread.in_handler = true;
+  Resume resume;
+  core::InternalHandler internal = nullptr;
+  {
+    // Holds the probe while its handlers run.
+    const core::ProbeRegistry::Reader reader(*state.registry);
+    const core::Probe* probe = reader.find(address);
+    if (probe == nullptr) return false;
+    resume = {probe->insn, probe->slot, probe->resume_copy};
+    internal = probe->internal;
     const auto alt = reinterpret_cast<uint64_t>(context.uc_stack.ss_sp);
-    run_handlers(*probe, regs, {alt, alt + context.uc_stack.ss_size}, thread, state);
-    thread.in_handler = false;
+    on_probe_hit(*probe, regs, {alt, alt + context.uc_stack.ss_size}, state);
   }
-  SafeMemory memory;
-  arch::resume_after_hit(probe->insn, probe->slot, regs, memory);
+  // Outside the reader: the loader's probe changes the registry, which may
+  // wait for every reader to leave.
+  if (internal != nullptr) internal(regs);
+  if (resume.resume_copy != 0) {
+    // A probe with a trampoline goes on in the trampoline's copy of the
+    // displaced instructions, never in them: they may be half replaced.
+    regs.slot[arch::kIpSlot] = resume.resume_copy;
+  } else {
+    SafeMemory memory;
+    arch::resume_after_hit(resume.insn, resume.slot, regs, memory);
+  }
   arch::store_regs(regs, context);
   return true;
 }
@@ -130,3 +162,17 @@ bool rewind_removed_breakpoint(ucontext_t& context) noexcept {
 }
 
 }  // namespace dprobe::agent
+
+// Called by an optimized probe's trampoline (arch/x86_64/trampoline.cc)
+// with the registers it saved and the probe's address. No signal: the
+// program's thread came here by a jump, and goes on when this returns.
+extern "C" __attribute__((visibility("hidden"))) void dprobe_optimized_hit(
+    dprobe::arch::SavedRegs* regs, uint64_t address) noexcept {
+  using namespace dprobe::agent;
+  AgentState& state = agent_state();
+  if (!state.registry) return;
+  const dprobe::core::ProbeRegistry::Reader reader(*state.registry);
+  const dprobe::core::Probe* probe = reader.find(address);
+  if (probe == nullptr) return;
+  on_probe_hit(*probe, *regs, StackInfo::unknown(), state);
+}

@@ -69,6 +69,7 @@ bool resolve_libc_functions() {
       find(f.sigsuspend, "sigsuspend"),
       find(f.prctl, "prctl"),
       find(f.pthread_setname_np, "pthread_setname_np"),
+      find(f.sigaltstack, "sigaltstack"),
       find(f.backtrace, "backtrace"),  // last: its presence says the table is complete
   };
   for (const bool one : found) {
@@ -181,6 +182,14 @@ DPROBE_EXPORT int prctl(int option, ...) {
 DPROBE_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
   const int result = libc().pthread_setname_np(thread, name);
   if (result == 0) dprobe::agent::thread_renamed();
+  return result;
+}
+
+// The calling thread's signal stack is cached for return probes (an
+// optimized hit has no signal context that tells it): a change is news.
+DPROBE_EXPORT int sigaltstack(const stack_t* stack, stack_t* old) {
+  const int result = libc().sigaltstack(stack, old);
+  if (result == 0 && stack != nullptr) dprobe::agent::signal_stack_changed();
   return result;
 }
 

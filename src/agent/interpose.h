@@ -25,6 +25,7 @@ struct LibcFunctions {
   int (*sigsuspend)(const sigset_t*);
   int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
   int (*pthread_setname_np)(pthread_t, const char*);
+  int (*sigaltstack)(const stack_t*, stack_t*);
   int (*backtrace)(void**, int);
 };
 

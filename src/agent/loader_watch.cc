@@ -10,6 +10,7 @@
 #include "agent/arming.h"
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
+#include "agent/jump_optimizer.h"
 #include "agent/loaded_objects.h"
 #include "agent/thread_trace.h"
 
@@ -67,12 +68,14 @@ void after_change() {
       if (!known.startup) for_each_range(known, &core::ProbeRegistry::arm_range);
     }
   }
+  std::vector<TextRange> new_text;  // of the objects loaded now
   for (MappedObject& mapped : now) {
     const bool known = std::any_of(g_known->begin(), g_known->end(), [&](const KnownObject& k) {
       return same_object(k.mapped.object, mapped.object);
     });
     if (known) continue;
     changed.loaded.push_back(mapped.object);
+    new_text.insert(new_text.end(), mapped.text.begin(), mapped.text.end());
     g_known->push_back({std::move(mapped), false});
   }
   if (changed.loaded.empty() && changed.unloaded.empty()) return;
@@ -80,7 +83,13 @@ void after_change() {
   if (loaded_late() && !changed.loaded.empty()) bind_interposers();
   auto probes = Controller::instance().ask(changed);
   if (!probes) return;
-  Controller::instance().send_report(add_probes(*probes));
+  protocol::ArmReport report = add_probes(*probes);
+  for (const TextRange& range : new_text) {
+    optimize_armed(range.begin, range.end);
+    auto states = probe_states(range.begin, range.end);
+    report.states.insert(report.states.end(), states.begin(), states.end());
+  }
+  Controller::instance().send_report(report);
 }
 
 // The loader's notification: runs in the trap handler of the thread that

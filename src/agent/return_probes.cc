@@ -2,10 +2,12 @@
 #include "agent/return_probes.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 
 #include <optional>
 
 #include "agent/vdso.h"
+#include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/return_stubs.h"
 #include "arch/runtime/safe_memory.h"
 #include "trace/fetch_exec.h"
@@ -259,6 +261,14 @@ bool unlink_zombie(uint32_t index, ThreadTrace& thread, ReturnMachinery& m) noex
   return false;
 }
 
+// The thread's signal stack, as the agent last learnt it (an optimized hit
+// has no signal context that tells it).
+StackInfo current_signal_stack(ThreadTrace& thread) noexcept {
+  StackInfo stack;
+  signal_stack_of(thread, stack.alt_begin, stack.alt_end);
+  return stack;
+}
+
 // Which threads still run, asked of the kernel once per thread per sweep
 // (instances outnumber threads by far).
 class ThreadLiveness {
@@ -312,7 +322,7 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const 
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
   const uint64_t slot = regs.slot[arch::x86_64::kSp];  // at entry: the return address
-  const bool on_altstack = stack.contains(slot);
+  const bool on_altstack = (stack.known ? stack : current_signal_stack(thread)).contains(slot);
   drop_stale(slot, on_altstack, thread, *m, state);
   sweep_zombies(thread, *m);
   const uint64_t handlers = admitted_handlers(probe, thread, *m, state);

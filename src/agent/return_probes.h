@@ -30,7 +30,9 @@ bool init_return_probes();
 struct StackInfo {
   uint64_t alt_begin = 0;
   uint64_t alt_end = 0;
+  bool known = true;  // an optimized hit has no signal context to tell it
   bool contains(uint64_t address) const { return address >= alt_begin && address < alt_end; }
+  static StackInfo unknown() { return {0, 0, false}; }
 };
 
 // At the entry of a probe with return events: hijacks the return address

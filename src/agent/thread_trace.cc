@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/thread_trace.h"
 
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
 
 std::atomic<uint32_t> g_name_generation{0};
+std::atomic<uint32_t> g_signal_stack_generation{1};
 std::atomic<uint32_t> g_session{0};
 // The process's id, learnt outside any handler (at start-up, and in a
 // forked child): a hit asks the kernel nothing it can do without.
@@ -83,6 +85,22 @@ void init_thread_traces() { g_pid.store(arch::raw_getpid(), std::memory_order_re
 ThreadTrace& current_thread() { return t_trace; }
 
 void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
+
+void signal_stack_changed() { g_signal_stack_generation.fetch_add(1, std::memory_order_release); }
+
+void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& end) noexcept {
+  const uint32_t now = g_signal_stack_generation.load(std::memory_order_acquire);
+  if (t.alt_generation != now) {
+    stack_t ss{};
+    const bool none = arch::raw_failed(arch::raw_syscall(SYS_sigaltstack, 0, arch::raw_arg(&ss))) ||
+                      (ss.ss_flags & SS_DISABLE) != 0;
+    t.alt_begin = none ? 0 : reinterpret_cast<uint64_t>(ss.ss_sp);
+    t.alt_end = none ? 0 : t.alt_begin + ss.ss_size;
+    t.alt_generation = now;
+  }
+  begin = t.alt_begin;
+  end = t.alt_end;
+}
 
 void thread_forked() {
   g_pid.store(arch::raw_getpid(), std::memory_order_relaxed);

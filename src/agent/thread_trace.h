@@ -31,6 +31,9 @@ struct ThreadTrace {
   uint32_t return_depth;     // live return instances
   uint32_t zombie_top;       // dropped instances not yet freed + 1; 0: none
   uint32_t session;          // of the trace memory its ring is in
+  uint32_t alt_generation;   // of the signal stack below; 0: not known yet
+  uint64_t alt_begin;        // the thread's signal stack, for return probes
+  uint64_t alt_end;
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
 
@@ -64,6 +67,11 @@ bool thread_alive(uint32_t pid, uint32_t tid) noexcept;
 // Some thread was renamed: every thread reads its name again at its next
 // hit (a system call, only after a rename).
 void thread_renamed();
+
+// The calling thread's signal stack [begin, end) (both 0: none), asked of
+// the kernel once, and again after some thread changed its own.
+void signal_stack_of(ThreadTrace& thread, uint64_t& begin, uint64_t& end) noexcept;
+void signal_stack_changed();
 
 // In a forked child: the forking thread is a new thread of a new process,
 // with no ring yet.

@@ -15,12 +15,14 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 
 #if defined(__x86_64__)
 #include "arch/x86_64/classify.h"
 #include "arch/x86_64/emulate.h"
+#include "arch/x86_64/optimize.h"
 #include "arch/x86_64/regs.h"
 #else
 #error "the probe engine supports x86_64 hosts for now"
@@ -32,6 +34,9 @@ namespace dprobe::arch {
 using SavedRegs = x86_64::SavedRegs;
 using MemoryAccess = x86_64::MemoryAccess;
 inline constexpr uint16_t kIpSlot = x86_64::kIp;
+
+using OptimizePlan = x86_64::OptimizePlan;
+inline constexpr size_t kTrampolineBytes = x86_64::kTrampolineSize;
 
 // A decoded, classified probed instruction.
 struct ProbeInsn {
@@ -70,6 +75,30 @@ uint64_t probe_address_of_trap(uint64_t trap_pc);
 // signal handler.
 void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& regs,
                       MemoryAccess& memory) noexcept;
+
+// ---- Jump optimization (the kernel's arch_prepare_optimized_kprobe family)
+
+// Whether the probe may become a jump to a trampoline: the plan, or the
+// reason it stays a breakpoint. `code` is the whole function, as the
+// program has it (no breakpoint bytes).
+Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
+                                                    uint64_t function_address,
+                                                    uint64_t probe_address,
+                                                    std::span<const uint64_t> landing_pads);
+// The bytes the jump replaces: their count, and the original bytes.
+size_t displaced_length(const OptimizePlan& plan);
+std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan);
+// The trampoline's bytes at `address`: a call of handler(regs, cookie),
+// then the displaced instructions, then the way back.
+Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, uint64_t address,
+                                             uint64_t handler, uint64_t cookie,
+                                             std::span<uint8_t> out);
+// Where, in the trampoline at `trampoline`, the displaced instruction that
+// was at `pc` is copied (pc: one of the displaced instructions' addresses).
+uint64_t trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline, uint64_t pc);
+// The `length` bytes written over the site: the jump, then breakpoints in
+// what is left of the displaced instructions (never run).
+std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t length);
 
 }  // namespace dprobe::arch
 

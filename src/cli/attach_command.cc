@@ -298,7 +298,9 @@ int run_attach(const AttachOptions& options, std::ostream& errors) {
     errors << "dprobe: error: control socket: " << server.error().message << "\n";
     return kExitFailure;
   }
-  const SessionOptions session_options{options.buffer_size, options.max_threads, false};
+  SessionOptions session_options{options.buffer_size, options.max_threads, false};
+  session_options.optimize = options.optimize;
+  session_options.list_probes = options.list_probes;
   TraceOptions trace{sources,     session_options,  options.format,
                      output.file, options.disabled, options.follow};
   Tracer tracer(*server, std::move(trace), std::move(*set), errors);

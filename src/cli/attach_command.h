@@ -30,6 +30,8 @@ struct AttachOptions {
   bool profile = false;
   uint64_t buffer_size = 1u << 20;
   uint32_t max_threads = 256;
+  bool optimize = true;      // --no-optimize: breakpoints only
+  bool list_probes = false;  // --probes
   std::vector<std::string> disabled;
   bool follow = false;  // trace the children it forks from now on
 };

@@ -66,6 +66,17 @@ void add_number_options(CLI::App* command, TraceNumbers& numbers) {
                           std::to_string(dprobe::cli::kMaxThreadsLimit) + ")");
 }
 
+// How probes are armed: jump-optimized where safe (the kernel's optprobes),
+// breakpoints only with --no-optimize (its debug.kprobes-optimization=0).
+void add_optimize_options(CLI::App* command, bool& optimize, bool& list_probes) {
+  command->add_flag("!--no-optimize", optimize,
+                    "Arm every probe as a breakpoint; by default a probe is replaced by a jump "
+                    "to its trampoline where that is safe");
+  command->add_flag("--probes", list_probes,
+                    "List each placed probe on stderr, [OPTIMIZED] or [BREAKPOINT: why], as the "
+                    "kernel's kprobes/list");
+}
+
 // 0 when both are good, else 2 (bad usage) after saying which is not.
 [[maybe_unused]] int check_numbers(const TraceNumbers& numbers, uint64_t& buffer_size,
                                    uint32_t& max_threads) {
@@ -117,6 +128,7 @@ int main(int argc, char** argv) {
                    "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses "
                    "every event, SIGUSR1 resumes")
       ->allow_extra_args(false);
+  add_optimize_options(run_cmd, run.optimize, run.list_probes);
   run_cmd->add_flag("--follow", run.follow,
                     "Trace the children too (fork, and programs they exec); without it they "
                     "run with no probes");
@@ -140,6 +152,7 @@ int main(int argc, char** argv) {
   add_number_options(attach_cmd, attach_numbers);
   attach_cmd->add_option("--disable", attach.disabled, "Start with [GRP/]EVENT disabled")
       ->allow_extra_args(false);
+  add_optimize_options(attach_cmd, attach.optimize, attach.list_probes);
   attach_cmd->add_flag("--follow", attach.follow,
                        "Trace the children it forks from now on; without it they run with no "
                        "probes");

@@ -159,7 +159,9 @@ Outcome trace_command(const RunOptions& options, std::ostream& errors) {
   g_child = *child;
   forward_signals();
 
-  const SessionOptions session_options{options.buffer_size, options.max_threads};
+  SessionOptions session_options{options.buffer_size, options.max_threads};
+  session_options.optimize = options.optimize;
+  session_options.list_probes = options.list_probes;
   TraceOptions trace{sources,     session_options,  options.format,
                      output.file, options.disabled, options.follow};
   if (!options.output.empty()) trace.out_name = options.output;

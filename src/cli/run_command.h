@@ -34,6 +34,8 @@ struct RunOptions {
   bool profile = false;
   uint64_t buffer_size = 1u << 20;    // ring bytes per thread, a power of two
   uint32_t max_threads = 256;         // threads that can trace at once
+  bool optimize = true;               // --no-optimize: breakpoints only
+  bool list_probes = false;           // --probes
   std::vector<std::string> disabled;  // [GRP/]EVENT to start disabled
   bool follow = false;                // trace the children too
   std::vector<std::string> command;

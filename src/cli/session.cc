@@ -11,6 +11,7 @@
 
 #include "cli/arm_errors.h"
 #include "cli/definitions.h"
+#include "cli/probe_list.h"
 #include "cli/terminal_text.h"
 #include "protocol/channel.h"
 
@@ -130,8 +131,13 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   for (const trace::ProbeSpec& spec : set.specs()) {
     event_slots = std::max<uint32_t>(event_slots, spec.event.id + 1u);
   }
-  protocol::Probes probes{static_cast<uint32_t>(options.ring_bytes), options.max_threads,
-                          return_probes, event_slots, std::move(requests)};
+  protocol::Probes probes{static_cast<uint32_t>(options.ring_bytes),
+                          options.max_threads,
+                          return_probes,
+                          event_slots,
+                          options.optimize,
+                          std::move(requests)};
+  list_probes_ = options.list_probes;
   if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
       !sent) {
     errors << "dprobe: error: " << sent.error().message << "\n";
@@ -147,6 +153,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   RefusalReport refusals(set);
   for (const protocol::ArmResult& result : report->results) refusals.add(result);
   errors << refusals.render();
+  if (list_probes_) errors << render_probe_states(report->states, *symbolizer_);
   if (refusals.fatal()) {
     if (fd >= 0) ::close(fd);
     abort();
@@ -237,6 +244,7 @@ void Session::report_failures(const protocol::ArmReport& report) {
   RefusalReport refusals(*set_);
   for (const protocol::ArmResult& result : report.results) refusals.add(result);
   *errors_ << refusals.render();
+  if (list_probes_) *errors_ << render_probe_states(report.states, *symbolizer_);
 }
 
 Result<void> Session::detach(std::chrono::milliseconds timeout) {

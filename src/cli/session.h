@@ -44,6 +44,10 @@ struct SessionOptions {
   bool kill_on_abort = true;
   // Say which probes wait for an object not loaded yet (once per trace).
   bool report_pending = true;
+  // Jump-optimize probes where safe (--no-optimize: breakpoints only).
+  bool optimize = true;
+  // --probes: list each placed probe and how it is armed, on stderr.
+  bool list_probes = false;
 };
 
 class Session {
@@ -97,6 +101,7 @@ class Session {
   std::vector<trace::EventDesc> events_;
   const lang::DefinitionSet* set_ = nullptr;
   std::ostream* errors_ = nullptr;
+  bool list_probes_ = false;
   std::thread control_;
   std::mutex detach_mutex_;
   std::condition_variable detached_cv_;

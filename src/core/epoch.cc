@@ -1,6 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "core/epoch.h"
 
+#include <thread>
+
 namespace dprobe::core {
 
 size_t EpochDomain::reclaim() {
@@ -20,6 +22,18 @@ size_t EpochDomain::reclaim() {
   }
   // `freed` goes out of scope here, outside the lock.
   return waiting;
+}
+
+bool EpochDomain::synchronize(std::chrono::milliseconds timeout) {
+  const uint32_t start = epoch_.load();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (epoch_.load() - start < 2) {
+    reclaim();
+    if (epoch_.load() - start >= 2) break;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return true;
 }
 
 }  // namespace dprobe::core

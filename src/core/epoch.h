@@ -14,6 +14,7 @@
 #define DPROBE_CORE_EPOCH_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,10 @@ class EpochDomain {
   // Frees what no reader can still hold; never waits. Returns how many
   // objects are still waiting.
   size_t reclaim();
+
+  // Waits (up to `timeout`) until every reader that entered before the call
+  // has left: two flips. False when readers kept it from happening in time.
+  bool synchronize(std::chrono::milliseconds timeout = std::chrono::milliseconds(200));
 
  private:
   std::atomic<uint32_t> epoch_{0};

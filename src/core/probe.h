@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "arch/probe_insn.h"
@@ -26,6 +27,17 @@ struct Probe {
   std::vector<uint32_t> handlers;  // what to run on a hit, in the owner's numbering
   InternalHandler internal = nullptr;
   std::atomic<bool> armed{false};
+
+  // Jump optimization (the kernel's optprobes): the displaced instructions
+  // replaced by a jump to a trampoline of this probe's own.
+  uint64_t function_address = 0;   // the containing function, decoded whole to
+  uint64_t function_size = 0;      // prove the jump safe
+  uint64_t trampoline = 0;         // 0: none (yet)
+  uint64_t resume_copy = 0;        // the trampoline's copy of the displaced instructions
+  uint8_t displaced_length = 0;    // bytes the jump covers
+  std::vector<uint8_t> displaced;  // their original bytes
+  std::atomic<bool> optimized{false};
+  std::string breakpoint_reason;  // why it is not optimized
 };
 
 }  // namespace dprobe::core

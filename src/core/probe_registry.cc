@@ -49,6 +49,8 @@ ProbeRegistry::ProbeRegistry(ProbeRegistry&& other) noexcept
       slot_cache_(std::move(other.slot_cache_)),
       probes_(std::move(other.probes_)),
       blacklist_(std::move(other.blacklist_)),
+      trampolines_(std::move(other.trampolines_)),
+      optimizer_(std::move(other.optimizer_)),
       next_id_(other.next_id_),
       live_(other.live_),
       snapshot_(other.snapshot_.exchange(nullptr)) {}
@@ -104,24 +106,39 @@ Result<void, AddFailure> ProbeRegistry::add_internal(const ProbeSite& site,
 Result<Probe*, AddFailure> ProbeRegistry::probe_at(const ProbeSite& site) {
   auto it = probes_.find(site.address);
   if (it != probes_.end()) {
-    auto copy = std::make_unique<Probe>();
-    copy->address = it->second->address;
-    copy->id = it->second->id;
-    copy->insn = it->second->insn;
-    copy->slot = it->second->slot;
-    copy->original = it->second->original;
-    copy->handlers = it->second->handlers;
-    copy->internal = it->second->internal;
-    copy->armed = it->second->armed.load();
+    auto copy = copy_of(*it->second);
     epochs_.retire(std::move(it->second));
     it->second = std::move(copy);
     return it->second.get();
   }
+  // A breakpoint inside the bytes a jump covers would break the jump.
+  unoptimize_around(site.address);
   auto probe = prepare(site);
   if (!probe) return unexpected(probe.error());
   Probe* raw = probe->get();
   probes_.emplace(site.address, std::move(*probe));
   return raw;
+}
+
+std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
+  auto copy = std::make_unique<Probe>();
+  copy->address = probe.address;
+  copy->id = probe.id;
+  copy->insn = probe.insn;
+  copy->slot = probe.slot;
+  copy->original = probe.original;
+  copy->handlers = probe.handlers;
+  copy->internal = probe.internal;
+  copy->armed = probe.armed.load();
+  copy->function_address = probe.function_address;
+  copy->function_size = probe.function_size;
+  copy->trampoline = probe.trampoline;
+  copy->resume_copy = probe.resume_copy;
+  copy->displaced_length = probe.displaced_length;
+  copy->displaced = probe.displaced;
+  copy->optimized = probe.optimized.load();
+  copy->breakpoint_reason = probe.breakpoint_reason;
+  return copy;
 }
 
 Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSite& site) {
@@ -147,6 +164,10 @@ Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSit
   probe->id = next_id_++;
   probe->insn = *insn;
   probe->slot = *slot;
+  if (from_function) {
+    probe->function_address = site.function_address;
+    probe->function_size = std::min(site.function_size, kMaxDecodeSpan);
+  }
   const auto breakpoint = arch::breakpoint_insn();
   probe->original.assign(insn->insn.bytes.begin(), insn->insn.bytes.begin() + breakpoint.size());
   return probe;
@@ -192,6 +213,7 @@ Result<void> ProbeRegistry::arm(Probe& probe) {
 
 void ProbeRegistry::disarm(Probe& probe) noexcept {
   if (!probe.armed.load()) return;
+  unoptimize(probe);
   if (patcher_.write(probe.address, probe.original)) probe.armed.store(false);
 }
 

@@ -19,8 +19,10 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,27 @@ enum class AddStatus : uint8_t { kOk, kNotBoundary, kRejected, kBlacklisted, kNo
 struct AddFailure {
   AddStatus status;
   std::string message;
+};
+
+// How an armed probe is armed: a jump to its trampoline, or a breakpoint
+// and why (the kernel's kprobes/list).
+struct ProbeState {
+  uint64_t address = 0;
+  bool optimized = false;
+  std::string reason;
+};
+
+// What jump optimization needs from the run-time around the registry.
+struct OptimizeEnv {
+  uint64_t handler = 0;  // the trampolines call handler(SavedRegs*, probe address)
+  // The exception landing pads of the code in [begin, end), or why unknown.
+  std::function<Result<std::vector<uint64_t>, std::string>(uint64_t begin, uint64_t end)>
+      landing_pads;
+  // Where every other thread of the process is stopped (its pc), or why
+  // that cannot be known (one is running).
+  std::function<Result<std::vector<uint64_t>, std::string>()> other_thread_pcs;
+  // Serializes every core of the process (membarrier SYNC_CORE).
+  std::function<void()> sync_cores;
 };
 
 // What trap handlers see: every probe, by address and by id.
@@ -77,6 +100,13 @@ class ProbeRegistry {
   // Disarms the probes in [begin, end), or arms them again.
   void disarm_range(uint64_t begin, uint64_t end) noexcept;
   void arm_range(uint64_t begin, uint64_t end) noexcept;
+  // Jump optimization: off until enabled. optimize_range turns the armed
+  // probes of [begin, end) into jumps where that is safe; the others stay
+  // breakpoints, each with its reason. Disarming undoes it first.
+  void enable_optimization(OptimizeEnv env);
+  void optimize_range(uint64_t begin, uint64_t end);
+  std::vector<ProbeState> states(uint64_t begin, uint64_t end) const;
+
   // Forgets the probes in [begin, end): an object that was unmapped. Their
   // bytes are not written back (there is nothing there any more).
   void remove_range(uint64_t begin, uint64_t end);
@@ -125,6 +155,25 @@ class ProbeRegistry {
   void publish();
   Result<void> arm(Probe& probe);
   void disarm(Probe& probe) noexcept;
+  std::unique_ptr<Probe> copy_of(const Probe& probe) const;
+
+  // Jump optimization (probe_registry_optimize.cc).
+  struct TrampolineKey {
+    uint64_t address;
+    std::vector<uint8_t> displaced;
+    auto operator<=>(const TrampolineKey&) const = default;
+  };
+  std::vector<uint8_t> original_code(uint64_t begin, uint64_t size) const;
+  bool neighbour_inside(const Probe& probe, uint64_t end) const;
+  Result<void, std::string> prepare_jump(Probe& probe);
+  Result<uint64_t, std::string> trampoline_for(const Probe& probe, const arch::OptimizePlan& plan);
+  std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end);
+  bool thread_inside(const Probe& probe, const std::vector<uint64_t>& pcs) const;
+  static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
+  void write_jump(Probe& probe);
+  void restore_tail(const Probe& probe) noexcept;
+  void unoptimize(Probe& probe) noexcept;
+  void unoptimize_around(uint64_t address) noexcept;
 
   struct Range {
     uint64_t begin;
@@ -146,6 +195,8 @@ class ProbeRegistry {
   std::map<SlotKey, uint64_t> slot_cache_;
   std::map<uint64_t, std::unique_ptr<Probe>> probes_;
   std::vector<Range> blacklist_;
+  std::map<TrampolineKey, uint64_t> trampolines_;
+  std::optional<OptimizeEnv> optimizer_;
   uint32_t next_id_ = 1;
   bool live_ = false;
   EpochDomain epochs_;

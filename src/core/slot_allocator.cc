@@ -20,18 +20,19 @@ SlotAllocator::~SlotAllocator() {
   // unwinds, and a few pages are not worth that risk.
 }
 
-Result<uint64_t> SlotAllocator::allocate(uint64_t near) {
+Result<uint64_t> SlotAllocator::allocate(uint64_t near, uint64_t bytes) {
+  if (bytes == 0 || bytes > kPageBytes) return fail("no code block of that size");
   for (Page& page : pages_) {
-    if (page.used + arch::kSlotBytes <= kPageBytes && distance(page.begin, near) < kReach) {
+    if (page.used + bytes <= kPageBytes && distance(page.begin, near) < kReach) {
       const uint64_t slot = page.begin + page.used;
-      page.used += arch::kSlotBytes;
+      page.used += bytes;
       return slot;
     }
   }
   auto page = map_page_near(near);
   if (!page) return unexpected(page.error());
   const uint64_t slot = (*page)->begin;
-  (*page)->used = arch::kSlotBytes;
+  (*page)->used = bytes;
   return slot;
 }
 

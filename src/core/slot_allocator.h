@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "arch/probe_insn.h"
 #include "base/result.h"
 
 namespace dprobe::core {
@@ -25,7 +26,9 @@ class SlotAllocator {
   SlotAllocator& operator=(const SlotAllocator&) = delete;
   ~SlotAllocator();
 
-  Result<uint64_t> allocate(uint64_t near);
+  // `bytes` of code memory within kReach of `near` (an out-of-line slot by
+  // default; a trampoline is bigger).
+  Result<uint64_t> allocate(uint64_t near, uint64_t bytes = arch::kSlotBytes);
 
   // How far a slot may be from its code.
   static constexpr uint64_t kReach = uint64_t{1} << 30;

@@ -11,6 +11,7 @@ constexpr size_t kMinObjectBytes = 4 + 8 * 3 + 1;
 constexpr size_t kMinProbeBytes = 8 * 3 + 4;
 constexpr size_t kMinArgBytes = 4 * 6;
 constexpr size_t kMinResultBytes = 2 + 1 + 4;  // id, status, message length
+constexpr size_t kMinStateBytes = 8 + 1 + 4;   // address, optimized, reason length
 
 void put_arg(WireWriter& w, const trace::EventArg& arg) {
   w.str(arg.name);
@@ -140,6 +141,7 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.u32(probes.max_threads);
   w.boolean(probes.return_probes);
   w.u32(probes.event_slots);
+  w.boolean(probes.optimize);
   w.u32(static_cast<uint32_t>(probes.probes.size()));
   for (const ProbeRequest& probe : probes.probes) {
     w.u64(probe.address);
@@ -157,6 +159,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   probes.max_threads = r.u32();
   probes.return_probes = r.boolean();
   probes.event_slots = r.u32();
+  probes.optimize = r.boolean();
   const uint32_t count = r.count(kMinProbeBytes);
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     ProbeRequest probe;
@@ -178,6 +181,12 @@ std::vector<std::byte> encode(const ArmReport& report) {
     w.u8(static_cast<uint8_t>(result.status));
     w.str(result.message);
   }
+  w.u32(static_cast<uint32_t>(report.states.size()));
+  for (const ProbeState& state : report.states) {
+    w.u64(state.address);
+    w.boolean(state.optimized);
+    w.str(state.reason);
+  }
   return w.take();
 }
 
@@ -194,6 +203,14 @@ Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes) {
     result.status = static_cast<ArmStatus>(status);
     result.message = r.str();
     report.results.push_back(std::move(result));
+  }
+  const uint32_t states = r.count(kMinStateBytes);
+  for (uint32_t i = 0; i < states && r.ok(); ++i) {
+    ProbeState state;
+    state.address = r.u64();
+    state.optimized = r.boolean();
+    state.reason = r.str();
+    report.states.push_back(std::move(state));
   }
   return finish(r, std::move(report), "arm report");
 }

@@ -75,6 +75,7 @@ struct Probes {
   uint32_t max_threads = 0;      // ring slots
   bool return_probes = false;    // some definition, maybe pending, is a return probe
   uint32_t event_slots = 0;      // event ids are below this, pending ones included
+  bool optimize = true;          // jump-optimize where safe (--no-optimize: breakpoints only)
   std::vector<ProbeRequest> probes;
 };
 
@@ -94,9 +95,18 @@ struct ArmResult {
   std::string message;  // the reason, and for kNotBoundary the listing
 };
 
+// How a placed probe is armed, as the kernel's kprobes/list shows it:
+// [OPTIMIZED], or a breakpoint with the reason it could not be optimized.
+struct ProbeState {
+  uint64_t address = 0;
+  bool optimized = false;
+  std::string reason;  // why a breakpoint
+};
+
 struct ArmReport {
   uint64_t trace_memory_bytes = 0;  // the shared trace memory sent as a descriptor
   std::vector<ArmResult> results;
+  std::vector<ProbeState> states;  // one per probed address placed by this report
 };
 
 std::vector<std::byte> encode(const Hello& hello);

@@ -89,7 +89,7 @@ uint64_t calls_of(const std::string& out) {
 void expect_restored_and_running(pid_t pid, uint64_t probe,
                                  std::chrono::steady_clock::time_point killed,
                                  const std::function<std::string()>& out) {
-  const bool restored = eventually([&] { return first_byte(pid, probe) != kInt3; }, 5s);
+  const bool restored = eventually([&] { return !armed_byte(first_byte(pid, probe)); }, 5s);
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - killed);
   EXPECT_TRUE(restored) << "busy_probe still patched 5 s after dprobe was killed";
@@ -118,7 +118,7 @@ TEST(ControllerDeath, KilledRunLeavesTheProgramRunningUnpatched) {
   const auto probe = symbol_address(pid, "busy_probe");
   if (!probe) GTEST_SKIP() << "needs nm for busy_probe's address";
   ASSERT_TRUE(
-      eventually([&] { return first_byte(pid, *probe) == kInt3 && file_size(trace) > 0; }, 20s))
+      eventually([&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, 20s))
       << "no hits: " << dprobe.err();
 
   dprobe.signal(SIGKILL);
@@ -145,7 +145,7 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
       {DPROBE_BINARY, "attach", "-p", std::to_string(pid), "-o", trace, "-e", kBusyProbe},
       dir.file("out"), dir.file("err"));
   ASSERT_TRUE(
-      eventually([&] { return first_byte(pid, *probe) == kInt3 && file_size(trace) > 0; }, 20s))
+      eventually([&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, 20s))
       << "no hits: " << dprobe.err();
 
   dprobe.signal(SIGKILL);

@@ -127,7 +127,7 @@ TEST(DescriptorsAttach, ClearedNumbersAfterAttachKeepFilesTraceAndTextRestore) {
   LiveProcess attach({DPROBE_BINARY, "attach", "-p", std::to_string(target.pid()), "-e", kProbe,
                       "--duration", "2", "-o", dir.file("trace")},
                      dir.file("attach.out"), dir.file("attach.err"));
-  ASSERT_TRUE(eventually([&] { return first_byte(target.pid(), *probe) == kInt3; }, 20s))
+  ASSERT_TRUE(eventually([&] { return armed_byte(first_byte(target.pid(), *probe)); }, 20s))
       << attach.err();
   target.signal(SIGUSR1);
   ASSERT_TRUE(target.wait_for_output("fd_reuse: reopened", 5s)) << target.out();

@@ -319,6 +319,12 @@ inline unsigned first_byte(pid_t pid, uint64_t address) {
 }
 
 constexpr unsigned kInt3 = 0xcc;
+constexpr unsigned kJmpRel32 = 0xe9;
+
+// Whether a probe's first byte shows it armed: a breakpoint, or the jump of
+// an optimized probe (the instruction there is never itself a jmp rel32:
+// a probe on one is emulated, not optimized).
+inline bool armed_byte(unsigned byte) { return byte == kInt3 || byte == kJmpRel32; }
 
 }  // namespace dprobe::integration
 

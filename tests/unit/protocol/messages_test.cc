@@ -188,6 +188,7 @@ Probes rich_probes() {
   Probes probes;
   probes.ring_data_bytes = 1u << 20;
   probes.max_threads = 64;
+  probes.optimize = false;  // not the default: the flag must travel
   probes.probes.push_back({0x555555555149, 0x555555555149, 0x3e,
                            spec(0, "dprobes", "p_main_0", false, 0, args_of_every_kind())});
   probes.probes.push_back(
@@ -217,6 +218,7 @@ ArmReport rich_arm_report() {
       {5, ArmStatus::kNotMapped, "0x10 is not readable code"},
       {65535, ArmStatus::kPatchFailed, std::string("writing code at 0x1: \0 Bad address", 34)},
   };
+  report.states = {{0x401136, true, ""}, {0x401140, false, "indirect jump (jump table?)"}};
   return report;
 }
 
@@ -248,6 +250,7 @@ void expect_same(const trace::EventArg& a, const trace::EventArg& b, const std::
 void expect_same(const Probes& a, const Probes& b) {
   EXPECT_EQ(a.ring_data_bytes, b.ring_data_bytes);
   EXPECT_EQ(a.max_threads, b.max_threads);
+  EXPECT_EQ(a.optimize, b.optimize);
   ASSERT_EQ(a.probes.size(), b.probes.size());
   for (size_t i = 0; i < a.probes.size(); ++i) {
     const ProbeRequest& x = a.probes[i];
@@ -361,6 +364,11 @@ TEST(Messages, ArmReportRoundTripWithEveryStatusAndMultiLineMessages) {
     EXPECT_EQ(back->results[i].message, report.results[i].message) << i;
   }
   EXPECT_THAT(back->results[1].message, HasSubstr("\n> 0x401137"));
+  ASSERT_EQ(back->states.size(), 2u);
+  EXPECT_EQ(back->states[0].address, 0x401136u);
+  EXPECT_TRUE(back->states[0].optimized);
+  EXPECT_FALSE(back->states[1].optimized);
+  EXPECT_EQ(back->states[1].reason, "indirect jump (jump table?)");
 }
 
 TEST(Messages, UnknownTypeDecodesAsTheDefaultType) {
@@ -530,6 +538,7 @@ TEST(Messages, CountExactlyFillingThePayloadIsAccepted) {
     w.u8(0);
     w.str("");
   }
+  w.u32(0);  // no probe states
   auto report = decode_arm_report(w.bytes());
   ASSERT_TRUE(report) << report.error().message;
   EXPECT_EQ(report->results.size(), 7u);
@@ -542,6 +551,7 @@ TEST(Messages, CountExactlyFillingThePayloadIsAccepted) {
     more.u8(0);
     more.str("");
   }
+  more.u32(0);
   EXPECT_FALSE(decode_arm_report(more.bytes()));
 }
 

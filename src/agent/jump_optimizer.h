@@ -1,0 +1,35 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What the probe registry's jump optimization needs from the process
+// around it (core::OptimizeEnv): the trampolines' hit handler, the landing
+// pads of a function (from the object's unwind tables), where the other
+// threads are stopped, and a way to serialize every core after code
+// changes. Then optimize_armed() asks for it where the session wants it.
+//
+//   if (probes.optimize) optimize_armed(0, UINT64_MAX);
+//   report.states = probe_states(0, UINT64_MAX);
+#ifndef DPROBE_AGENT_JUMP_OPTIMIZER_H_
+#define DPROBE_AGENT_JUMP_OPTIMIZER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "protocol/messages.h"
+
+namespace dprobe::agent {
+
+// Once per session: whether probes are optimized (--no-optimize says no).
+// Registers with membarrier the first time; if the kernel cannot serialize
+// cores for us, nothing is optimized.
+void set_optimization(bool wanted);
+
+// Turns the armed probes of [begin, end) into jumps where safe. Takes the
+// registry's writer lock.
+void optimize_armed(uint64_t begin, uint64_t end);
+
+// How each armed probe of [begin, end) is armed, for the CLI.
+std::vector<protocol::ProbeState> probe_states(uint64_t begin, uint64_t end);
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_JUMP_OPTIMIZER_H_

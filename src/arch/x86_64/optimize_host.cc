@@ -1,0 +1,42 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The engine's jump-optimization operations (arch/probe_insn.h) for x86_64.
+#include "arch/probe_insn.h"
+
+namespace dprobe::arch {
+
+Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
+                                                    uint64_t function_address,
+                                                    uint64_t probe_address,
+                                                    std::span<const uint64_t> landing_pads) {
+  return x86_64::can_optimize(code, function_address, probe_address, landing_pads);
+}
+
+size_t displaced_length(const OptimizePlan& plan) { return plan.displaced_length; }
+
+std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan) {
+  std::vector<uint8_t> bytes;
+  for (const x86_64::Insn& insn : plan.displaced) {
+    bytes.insert(bytes.end(), insn.bytes.begin(), insn.bytes.begin() + insn.length);
+  }
+  return bytes;
+}
+
+Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, uint64_t address,
+                                             uint64_t handler, uint64_t cookie,
+                                             std::span<uint8_t> out) {
+  return x86_64::write_trampoline(plan, {address, handler, cookie}, out);
+}
+
+uint64_t trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline, uint64_t pc) {
+  return trampoline + x86_64::displaced_copy_offset() + (pc - plan.address);
+}
+
+std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t length) {
+  std::vector<uint8_t> bytes(length, breakpoint_insn()[0]);
+  const auto jump = x86_64::site_jump(site, trampoline);
+  std::copy(jump.begin(), jump.end(), bytes.begin());
+  return bytes;
+}
+
+}  // namespace dprobe::arch

@@ -1,0 +1,31 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/probe_list.h"
+
+#include <fmt/format.h>
+
+#include "cli/terminal_text.h"
+
+namespace dprobe::cli {
+namespace {
+
+std::string location(uint64_t address, const trace::Symbolizer& symbolizer) {
+  const auto hit = symbolizer.symbolize(address);
+  if (!hit) return fmt::format("{:#x}", address);
+  return fmt::format("{}+{:#x}/{:#x}", hit->name, hit->offset, hit->size);
+}
+
+}  // namespace
+
+std::string render_probe_states(const std::vector<protocol::ProbeState>& states,
+                                const trace::Symbolizer& symbolizer) {
+  std::string out;
+  for (const protocol::ProbeState& state : states) {
+    const std::string how =
+        state.optimized ? "[OPTIMIZED]" : "[BREAKPOINT: " + printable(state.reason) + "]";
+    out +=
+        fmt::format("{:016x}  {}  {}\n", state.address, location(state.address, symbolizer), how);
+  }
+  return out;
+}
+
+}  // namespace dprobe::cli

@@ -1,0 +1,216 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Jump optimization of armed probes, the kernel's optprobes for a process
+// that keeps running: the probed instruction and those after it (at least
+// a jump's worth) are replaced by a jump to a trampoline of the probe's own
+// that calls the hit handler, runs the displaced instructions and jumps
+// back. No trap, no signal.
+//
+// Never half-written: a probe is a breakpoint first. Its trampoline is
+// written and published, so that a trap there resumes in the trampoline's
+// copy of the displaced instructions and never in them; once no trap
+// handler can still hold the older view (two epoch flips) and no other
+// thread is stopped inside the bytes to be replaced (or in the probe's
+// out-of-line slot, on its way back into them), the jump's tail is written,
+// then its first byte, with every core serialized between the steps.
+// Undoing it is the reverse, and needs no such check: no thread can be
+// inside bytes that only a jump skips over.
+#include <algorithm>
+
+#include "arch/runtime/safe_memory.h"
+#include "core/probe_registry.h"
+
+namespace dprobe::core {
+namespace {
+
+bool strictly_inside(uint64_t pc, uint64_t begin, uint64_t end) { return pc > begin && pc < end; }
+
+// Why a probe stays a breakpoint.
+Unexpected<std::string> refuse(std::string why) { return unexpected(std::move(why)); }
+
+}  // namespace
+
+void ProbeRegistry::enable_optimization(OptimizeEnv env) { optimizer_ = std::move(env); }
+
+// The function's bytes as the program has them: the breakpoints and jumps
+// of armed probes read back as what they replaced.
+std::vector<uint8_t> ProbeRegistry::original_code(uint64_t begin, uint64_t size) const {
+  std::vector<uint8_t> code(size);
+  if (!arch::safe_read(code.data(), begin, size)) return {};
+  for (const auto& [address, probe] : probes_) {
+    if (address < begin || address >= begin + size) continue;
+    if (probe->optimized.load() || probe->displaced_length != 0) {
+      const size_t n = std::min<size_t>(probe->displaced.size(), begin + size - address);
+      std::copy_n(probe->displaced.begin(), n,
+                  code.begin() + static_cast<ptrdiff_t>(address - begin));
+    }
+    if (!probe->original.empty()) code[address - begin] = probe->original[0];
+  }
+  return code;
+}
+
+// Another probe strictly inside the bytes a jump at `probe` would cover.
+bool ProbeRegistry::neighbour_inside(const Probe& probe, uint64_t end) const {
+  auto it = probes_.upper_bound(probe.address);
+  return it != probes_.end() && it->first < end;
+}
+
+Result<void, std::string> ProbeRegistry::prepare_jump(Probe& probe) {
+  if (probe.internal != nullptr) return refuse("the agent's own probe");
+  if (probe.function_size == 0 || probe.function_address > probe.address) {
+    return refuse("the function's extent is unknown");
+  }
+  const std::vector<uint8_t> code = original_code(probe.function_address, probe.function_size);
+  if (code.empty()) return refuse("the function's code is not readable");
+  auto pads = optimizer_->landing_pads(probe.function_address,
+                                       probe.function_address + probe.function_size);
+  if (!pads) return refuse(pads.error());
+  auto plan = arch::plan_optimization(code, probe.function_address, probe.address, *pads);
+  if (!plan) return refuse(plan.error());
+  const uint64_t end = probe.address + arch::displaced_length(*plan);
+  if (neighbour_inside(probe, end))
+    return refuse("another probe is inside the instructions it displaces");
+  auto trampoline = trampoline_for(probe, *plan);
+  if (!trampoline) return refuse(trampoline.error());
+  probe.trampoline = *trampoline;
+  probe.resume_copy = arch::trampoline_copy_address(*plan, *trampoline, probe.address);
+  probe.displaced_length = static_cast<uint8_t>(end - probe.address);
+  const auto offset = static_cast<ptrdiff_t>(probe.address - probe.function_address);
+  probe.displaced.assign(code.begin() + offset, code.begin() + offset + probe.displaced_length);
+  return {};
+}
+
+// A trampoline is kept for its probe's address and displaced bytes: a
+// library loaded again at the same place gets it back (it is never freed:
+// a thread may be in one for any length of time).
+Result<uint64_t, std::string> ProbeRegistry::trampoline_for(const Probe& probe,
+                                                            const arch::OptimizePlan& plan) {
+  TrampolineKey key{probe.address, arch::displaced_bytes(plan)};
+  if (auto cached = trampolines_.find(key); cached != trampolines_.end()) return cached->second;
+  auto memory = slots_->allocate(probe.address, arch::kTrampolineBytes);
+  if (!memory) return refuse(memory.error().message);
+  std::vector<uint8_t> bytes(arch::kTrampolineBytes);
+  auto written = arch::write_trampoline(plan, *memory, optimizer_->handler, probe.address, bytes);
+  if (!written) return refuse(written.error());
+  bytes.resize(*written);
+  if (auto copied = patcher_.write(*memory, bytes); !copied) return refuse(copied.error().message);
+  trampolines_.emplace(std::move(key), *memory);
+  return *memory;
+}
+
+// Whether some thread other than the caller may be about to run the bytes
+// of `probe` that the jump will cover: inside them, or in its slot.
+bool ProbeRegistry::thread_inside(const Probe& probe, const std::vector<uint64_t>& pcs) const {
+  const uint64_t end = probe.address + probe.displaced_length;
+  return std::any_of(pcs.begin(), pcs.end(), [&](uint64_t pc) {
+    return strictly_inside(pc, probe.address, end) ||
+           (pc >= probe.slot && pc < probe.slot + arch::kSlotBytes);
+  });
+}
+
+void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
+  if (!optimizer_ || !live_) return;
+  std::vector<Probe*> prepared = prepare_jumps(begin, end);
+  if (prepared.empty()) return;
+  // Every trap from now on resumes in a trampoline: wait out the handlers
+  // that may still resume in a slot.
+  if (!epochs_.synchronize()) return note_reason(prepared, "trap handlers did not drain in time");
+  optimizer_->sync_cores();
+  auto pcs = optimizer_->other_thread_pcs();
+  if (!pcs) return note_reason(prepared, pcs.error());
+  for (Probe* probe : prepared) {
+    if (thread_inside(*probe, *pcs)) {
+      probe->breakpoint_reason = "a thread was stopped inside the instructions it displaces";
+      continue;
+    }
+    write_jump(*probe);
+  }
+}
+
+// Gives every armed, not yet optimized probe of [begin, end) its
+// trampoline, or its reason to stay a breakpoint; publishes the result.
+std::vector<Probe*> ProbeRegistry::prepare_jumps(uint64_t begin, uint64_t end) {
+  std::vector<Probe*> prepared;
+  for (auto& [address, probe] : probes_) {
+    if (address < begin || address >= end || !probe->armed.load() || probe->optimized.load() ||
+        probe->internal != nullptr) {
+      continue;
+    }
+    auto copy = copy_of(*probe);
+    if (auto ready = prepare_jump(*copy); !ready) {
+      copy->breakpoint_reason = ready.error();
+    } else {
+      copy->breakpoint_reason.clear();
+      prepared.push_back(copy.get());
+    }
+    epochs_.retire(std::move(probe));
+    probe = std::move(copy);
+  }
+  publish();
+  return prepared;
+}
+
+void ProbeRegistry::note_reason(const std::vector<Probe*>& probes, const std::string& reason) {
+  for (Probe* probe : probes) probe->breakpoint_reason = reason;
+}
+
+// Tail first, the first byte last: a thread sees the breakpoint or the
+// whole jump, never a part of it.
+void ProbeRegistry::write_jump(Probe& probe) {
+  const std::vector<uint8_t> jump =
+      arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
+  const std::span<const uint8_t> tail(jump.data() + 1, jump.size() - 1);
+  if (!patcher_.write(probe.address + 1, tail)) {
+    restore_tail(probe);
+    probe.breakpoint_reason = "the jump could not be written";
+    return;
+  }
+  optimizer_->sync_cores();
+  if (!patcher_.write(probe.address, {jump.data(), 1})) {
+    restore_tail(probe);
+    probe.breakpoint_reason = "the jump could not be written";
+    return;
+  }
+  optimizer_->sync_cores();
+  probe.optimized.store(true);
+}
+
+void ProbeRegistry::restore_tail(const Probe& probe) noexcept {
+  if (probe.displaced.size() < 2) return;
+  (void)patcher_.write(probe.address + 1, {probe.displaced.data() + 1, probe.displaced.size() - 1});
+  if (optimizer_) optimizer_->sync_cores();
+}
+
+// Back to a breakpoint: the first byte traps again (into the trampoline's
+// copy), then the displaced bytes come back.
+void ProbeRegistry::unoptimize(Probe& probe) noexcept {
+  if (!probe.optimized.load()) return;
+  if (!patcher_.write(probe.address, arch::breakpoint_insn())) return;
+  if (optimizer_) optimizer_->sync_cores();
+  restore_tail(probe);
+  probe.optimized.store(false);
+}
+
+// A new probe at `address`: an optimized one whose jump covers it goes back
+// to a breakpoint first.
+void ProbeRegistry::unoptimize_around(uint64_t address) noexcept {
+  for (auto& [at, probe] : probes_) {
+    if (probe->optimized.load() && strictly_inside(address, at, at + probe->displaced_length)) {
+      unoptimize(*probe);
+      probe->breakpoint_reason = "another probe is inside the instructions it displaces";
+    }
+  }
+}
+
+std::vector<ProbeState> ProbeRegistry::states(uint64_t begin, uint64_t end) const {
+  std::vector<ProbeState> states;
+  for (const auto& [address, probe] : probes_) {
+    if (address < begin || address >= end || !probe->armed.load() || probe->internal != nullptr) {
+      continue;
+    }
+    states.push_back({address, probe->optimized.load(), probe->breakpoint_reason});
+  }
+  return states;
+}
+
+}  // namespace dprobe::core

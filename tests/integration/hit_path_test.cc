@@ -1,0 +1,101 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// An optimized probe's trampoline saves the general registers and flags,
+// never the x87/SSE/AVX state: the probed function's floating-point and
+// vector arguments live there. So no function on the hit path may touch
+// that state, nor call the C library's memcpy/memset (which use it). The
+// agent as built is disassembled and its hit-path functions are read.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "integration/dprobe_run.h"
+
+namespace dprobe::integration {
+namespace {
+
+// Functions an optimized hit (entry or return) may run, by name.
+constexpr std::array kHitPath = {
+    "dprobe_optimized_hit",
+    "on_probe_hit",
+    "run_handlers",
+    "record_event",
+    "count_misses",
+    "hijack_return",
+    "dprobe_return_hit",
+    "drop_stale",
+    "sweep_zombies",
+    "admitted_handlers",
+    "fetch_entry_args",
+    "record_return",
+    "run_return_events",
+    "ensure_ring",
+    "claim_slot",
+    "signal_stack_of",
+    "monotonic_ns",
+    "current_cpu",
+    "store_event_args",
+    "RingWriter",
+    "ProbeTable::find",
+    "ReturnInstancePool::acquire",
+    "ReturnInstancePool::release",
+};
+
+std::string agent_library() {
+  std::string binary = DPROBE_BINARY;
+  return binary.substr(0, binary.rfind('/')) + "/libdprobe_agent.so";
+}
+
+std::string disassembly(const std::string& path) {
+  std::string text;
+  FILE* pipe = ::popen(("objdump -d -C --no-show-raw-insn " + path + " 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return text;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) text.append(buffer, n);
+  ::pclose(pipe);
+  return text;
+}
+
+bool on_hit_path(const std::string& function) {
+  for (const char* name : kHitPath) {
+    if (function.find(name) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(HitPath, TouchesNoVectorOrX87StateAndCallsNoLibcCopy) {
+  const std::string text = disassembly(agent_library());
+  if (text.empty()) GTEST_SKIP() << "needs objdump";
+  const std::regex header(R"(^[0-9a-f]+ <(.*)>:$)");
+  const std::regex forbidden(
+      R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms|<(memcpy|memset|memmove)@plt>)");
+  std::vector<std::string> offences;
+  size_t functions = 0;
+  std::string current;
+  bool watched = false;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
+    std::smatch match;
+    if (std::regex_match(line, match, header)) {
+      current = match[1];
+      watched = on_hit_path(current);
+      functions += watched ? 1 : 0;
+      continue;
+    }
+    if (watched && std::regex_search(line, forbidden)) offences.push_back(current + ": " + line);
+  }
+  EXPECT_GE(functions, 15u) << "the hit path's functions were not found by name";
+  EXPECT_THAT(offences, ::testing::IsEmpty());
+}
+
+}  // namespace
+}  // namespace dprobe::integration
