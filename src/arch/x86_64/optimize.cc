@@ -88,8 +88,42 @@ Result<std::vector<Scanned>, std::string> scan_function(std::span<const uint8_t>
   return out;
 }
 
+// A prefix the trampoline may drop when it re-encodes a branch: the branch
+// hints (2e, 3e) and bnd (f2, a no-op without MPX, which Linux no longer
+// supports). Anything else (67, a REX, ...) is refused rather than guessed at.
+bool droppable_branch_prefix(uint8_t value) {
+  return value == 0x2e || value == 0x3e || value == 0xf2;
+}
+
+// Why the displaced branch cannot be relocated, or nullptr. The trampoline
+// re-encodes a direct jcc, jmp or call to the same absolute target
+// (write_trampoline); it must be the last displaced instruction, so that the
+// only copy whose length changes is the last one.
+const char* cannot_relocate_branch(const Classified& c, const ZydisDecoded& d, bool last) {
+  switch (c.branch) {
+    case Branch::kJcc:
+    case Branch::kJmpRel:
+    case Branch::kCallRel:
+      break;
+    case Branch::kRet:
+      return "a ret cannot run from the trampoline";
+    case Branch::kCallIndirect:
+    case Branch::kJmpIndirect:
+      return "an indirect branch cannot run from the trampoline";
+    default:  // loop, loope, loopne, jrcxz
+      return "a loop or jrcxz cannot run from the trampoline";
+  }
+  if (!last) return "a branch can run from the trampoline only as the last displaced instruction";
+  for (size_t i = 0; i < d.insn.raw.prefix_count; ++i) {
+    if (!droppable_branch_prefix(d.insn.raw.prefixes[i].value)) {
+      return "a branch with a prefix the trampoline cannot re-encode";
+    }
+  }
+  return nullptr;
+}
+
 // Why the displaced instruction cannot run in the trampoline, or nullptr.
-const char* cannot_displace(const Insn& insn, bool first) {
+const char* cannot_displace(const Insn& insn, bool first, bool last) {
   ZydisDecoded d;
   if (decode_zydis({insn.bytes.data(), insn.length}, d) != kZydisOk) return "undecodable";
   switch (d.insn.meta.category) {
@@ -105,7 +139,7 @@ const char* cannot_displace(const Insn& insn, bool first) {
     return first ? nullptr : "an endbr64 (indirect branch target) inside the replaced bytes";
   }
   const Classified c = classify_insn(insn);
-  if (c.branch != Branch::kNone) return "a branch cannot run from the trampoline";
+  if (c.branch != Branch::kNone) return cannot_relocate_branch(c, d, last);
   if (c.cls != InsnClass::kOutOfLine) return c.reason;
   return nullptr;
 }
@@ -144,7 +178,7 @@ Result<OptimizePlan, std::string> displace(std::span<const uint8_t> code, uint64
     const size_t offset = insns[i].address - function_address;
     auto insn = decode_insn(code.subspan(offset), insns[i].address);
     if (!insn) return unexpected(insn.error());
-    if (const char* why = cannot_displace(*insn, i == index)) {
+    if (const char* why = cannot_displace(*insn, i == index, i + 1 == index + count)) {
       return unexpected(displaced_refusal(*insn, why));
     }
     plan.displaced.push_back(*insn);

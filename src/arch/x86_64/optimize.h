@@ -44,9 +44,10 @@ struct OptimizePlan {
 // with a short reason for "[BREAKPOINT: reason]", when the probe is not on an
 // instruction boundary, the function does not decode to its end, fewer than 5
 // bytes of whole instructions follow the probe inside the function, a displaced
-// instruction cannot run elsewhere (branches, syscall/int, anything
-// classify_insn does not run out of line, an endbr64 past the first: an
-// indirect branch target), a direct branch of the function or a landing pad
+// instruction cannot run elsewhere (ret, indirect branches, loop/jrcxz, a
+// direct branch other than the last displaced instruction, syscall/int,
+// anything classify_insn does not run out of line, an endbr64 past the first:
+// an indirect branch target), a direct branch of the function or a landing pad
 // lands strictly inside the replaced bytes (or a [rip+disp] operand takes an
 // address there: lea of a label), or the function has an indirect
 // jmp other than a tail call through [rip+disp] (a jump table we cannot see
@@ -72,12 +73,23 @@ struct TrampolineSpec {
 // flags from the frame; runs the relocated displaced instructions; jumps back
 // to address + displaced_length. Nothing in it touches x87/SSE/AVX state.
 // Fails when a RIP-relative operand is beyond disp32 reach of its copy.
+//
+// A direct branch as the last displaced instruction goes to the same absolute
+// target from the trampoline: jcc rel8/rel32 becomes jcc rel32, or when the
+// target is beyond rel32 reach the inverted jcc over jmp *0(%rip); .quad
+// target, then the jump back (the not-taken path); jmp rel8/rel32 becomes jmp
+// rel32 or the absolute jmp, with no jump back; call rel32 pushes the
+// original return address, address + displaced_length, without touching the
+// flags or a register other than rsp (lea -8(%rsp),%rsp; movl $lo,(%rsp);
+// movl $hi,4(%rsp)), then jumps to the target: the callee returns into the
+// original code past the replaced bytes, as it would have.
 Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const TrampolineSpec& spec,
                                              std::span<uint8_t> out);
 
 // Offset, in every trampoline, of the relocated copy of displaced[0]: the
-// same for every plan and spec. The copy of displaced[i] is at this offset +
-// (its address - plan.address): fixing a disp32 keeps every length.
+// same for every plan and spec. The copy of displaced[i] starts at this offset
+// + (its address - plan.address): fixing a disp32 keeps a length, and only the
+// last instruction (a relocated branch) may get a copy of another length.
 size_t displaced_copy_offset();
 
 // Offset, in the trampoline, of the relocated copy of the displaced
@@ -90,8 +102,8 @@ std::optional<uint64_t> trampoline_offset_of(const OptimizePlan& plan, uint64_t 
 // The reverse, for a fault or a signal taken in the relocated copy (its pc is
 // the trampoline's): the original address of the displaced instruction whose
 // copy starts at `trampoline_offset`, the first one included; nullopt
-// elsewhere (inside an instruction, in the save/call/restore code, past the
-// copy).
+// elsewhere (inside an instruction, inside a relocated branch's sequence, in
+// the save/call/restore code, past the copy).
 std::optional<uint64_t> original_pc_of(const OptimizePlan& plan, uint64_t trampoline_offset);
 
 // The 5 bytes written over the site: e9 rel32 to `trampoline`, which must be

@@ -17,7 +17,12 @@
 //   mov   %rbx,%rsp
 //   pop   %rax ... popfq         ; back from the frame, skipping sp, ip, segments
 //   lea   184(%rsp),%rsp         ; the segment slots and the red zone at once
-//   <displaced instructions>     ; RIP-relative disp32 retargeted
+//   <displaced instructions>     ; RIP-relative disp32 retargeted; the last
+//                                ;   may be a direct branch, re-encoded:
+//                                ;   jcc rel32 target  (or j!cc +14; jmp *0(%rip); .quad target)
+//                                ;   jmp rel32 target  (or jmp *0(%rip); .quad target), no jump
+//                                back ;   lea -8(%rsp),%rsp; movl $lo,(%rsp); movl $hi,4(%rsp); ;
+//                                jmp target        (a call: the original return address)
 //   jmp   address+displaced_length   (or jmp *0(%rip); .quad target)
 //   .quad probe address          ; rip_literal, never executed
 //
@@ -40,6 +45,23 @@ constexpr int32_t kSlotBytes = 8;
 // The longest displaced run: 4 bytes that are not yet a jump, then the longest instruction.
 constexpr size_t kMaxDisplacedLength = kJumpLength - 1 + kMaxInsnLength;
 constexpr size_t kJmpRel32Length = 5;
+constexpr size_t kJccRel32Length = 6;
+constexpr size_t kFarJumpLength = 14;  // jmp *0(%rip); .quad target
+constexpr size_t kFarJccLength = 2 + kFarJumpLength;
+constexpr size_t kPushReturnLength = 5 + 7 + 8;  // lea; movl (%rsp); movl 4(%rsp)
+constexpr size_t kLiteralLength = 8;             // the ip literal
+
+// What follows the save/call/restore code, at most: up to 4 bytes of earlier
+// instructions (copied at their length), the last one's copy, the jump back
+// where there is one, the ip literal. The last one's worst case is a call out
+// of rel32 reach: 4 + 20 + 14 + 8 = 46; a 15-byte instruction with a far jump
+// back is 4 + 15 + 14 + 8 = 41, a far jcc 4 + 16 + 14 + 8 = 42. With the
+// save/call/restore code (displaced_copy_offset(), 105 bytes) that is 151 of
+// kTrampolineSize's 256; write_trampoline checks it, a test measures it.
+constexpr size_t kMaxTailLength = std::max({kJumpLength - 1 + kMaxInsnLength + kFarJumpLength,
+                                            kJumpLength - 1 + kFarJccLength + kFarJumpLength,
+                                            kJumpLength - 1 + kPushReturnLength + kFarJumpLength}) +
+                                  kLiteralLength;
 
 // Hardware register numbers of regs.h's general registers: the low 3 bits go
 // in the opcode, bit 3 in REX.B.
@@ -208,14 +230,89 @@ Result<void, std::string> check_plan(const OptimizePlan& plan) {
   return {};
 }
 
+// jmp *0(%rip); .quad to: kFarJumpLength bytes, any distance.
+void far_jump(Emitter& e, uint64_t to) {
+  e.put({0xff, 0x25, 0x00, 0x00, 0x00, 0x00});  // jmp qword ptr [rip+0]: the next 8 bytes
+  e.put_le(to, 8);
+}
+
+// A jump, emitted at e.pos() of the trampoline at `trampoline`, to `to`:
+// jmp rel32 when in reach, else the far jump.
+void jump_to(Emitter& e, uint64_t trampoline, uint64_t to) {
+  const int64_t rel = distance(trampoline + e.pos() + kJmpRel32Length, to);
+  if (!fits_int32(rel)) return far_jump(e, to);
+  e.put({0xe9});
+  e.put_le(static_cast<uint64_t>(rel), 4);
+}
+
+// jcc to `to`: 0f 80+cc rel32 when in reach; else the inverted condition
+// (cc ^ 1: the Intel condition codes come in complementary pairs) jumps over
+// an absolute jmp that is taken when cc holds.
+void jcc_to(Emitter& e, uint64_t trampoline, uint8_t cc, uint64_t to) {
+  const int64_t rel = distance(trampoline + e.pos() + kJccRel32Length, to);
+  if (fits_int32(rel)) {
+    e.put({0x0f, static_cast<uint8_t>(0x80 | cc)});
+    e.put_le(static_cast<uint64_t>(rel), 4);
+    return;
+  }
+  // j!cc rel8 over the far jump, always the 14-byte form (the rel8 counts on it).
+  e.put({static_cast<uint8_t>(0x70 | (cc ^ 1)), static_cast<uint8_t>(kFarJumpLength)});
+  far_jump(e, to);
+}
+
+// call to `to` with the original return address: the callee sees the stack,
+// the registers and the flags the original call would have left. lea moves rsp
+// without touching the flags, and moves it first: the slot the movs fill is
+// then above rsp, where no signal frame can be pushed. (Under a user shadow
+// stack the callee's ret would not match it; Linux enables none by default.)
+void call_to(Emitter& e, uint64_t trampoline, uint64_t return_address, uint64_t to) {
+  lea_rsp(e, -kSlotBytes);          // lea -8(%rsp),%rsp
+  e.put({0xc7, 0x04, 0x24});        // movl $imm32,(%rsp)
+  e.put_le(return_address, 4);      //   the low half
+  e.put({0xc7, 0x44, 0x24, 0x04});  // movl $imm32,4(%rsp)
+  e.put_le(return_address >> 32, 4);
+  jump_to(e, trampoline, to);
+}
+
+// The last displaced instruction, a direct branch, re-encoded to reach the
+// same target from the trampoline; whether the jump back must follow (only
+// a jcc falls through).
+bool relocate_branch(Emitter& e, const OptimizePlan& plan, const TrampolineSpec& spec,
+                     const Classified& c) {
+  switch (c.branch) {
+    case Branch::kJcc:
+      jcc_to(e, spec.address, c.cond, c.target);
+      return true;
+    case Branch::kJmpRel:
+      jump_to(e, spec.address, c.target);
+      return false;
+    default:  // Branch::kCallRel, checked by the caller
+      call_to(e, spec.address, plan.address + plan.displaced_length, c.target);
+      return false;
+  }
+}
+
+bool relocatable_branch(Branch b) {
+  return b == Branch::kJcc || b == Branch::kJmpRel || b == Branch::kCallRel;
+}
+
 // The displaced instructions, each at the same offset from the copy's start as
-// from the probe address (fixing a disp32 keeps every length).
-Result<void, std::string> copy_displaced(Emitter& e, const OptimizePlan& plan,
+// from the probe address (fixing a disp32 keeps every length; only the last,
+// a relocated branch, may change length). Returns whether the jump back must
+// follow.
+Result<bool, std::string> copy_displaced(Emitter& e, const OptimizePlan& plan,
                                          const TrampolineSpec& spec) {
   for (const Insn& insn : plan.displaced) {
+    const Classified c = classify_insn(insn);
+    if (c.branch != Branch::kNone) {
+      if (!relocatable_branch(c.branch) || &insn != &plan.displaced.back()) {
+        return unexpected("the branch at " + hex(insn.address) +
+                          " is not a direct jcc, jmp or call ending the displaced instructions");
+      }
+      return relocate_branch(e, plan, spec, c);
+    }
     const size_t start = e.pos();
     for (size_t i = 0; i < insn.length; ++i) e.put({insn.bytes[i]});
-    const Classified c = classify_insn(insn);
     if (!c.rip_relative) continue;
     const int64_t disp = distance(spec.address + start + insn.length, c.rip_target);
     if (!fits_int32(disp)) {
@@ -225,18 +322,7 @@ Result<void, std::string> copy_displaced(Emitter& e, const OptimizePlan& plan,
     }
     e.patch_le(start + c.disp_offset, static_cast<uint64_t>(disp), 4);
   }
-  return {};
-}
-
-void jump_back(Emitter& e, uint64_t from, uint64_t to) {
-  const int64_t rel = distance(from + kJmpRel32Length, to);
-  if (fits_int32(rel)) {
-    e.put({0xe9});
-    e.put_le(static_cast<uint64_t>(rel), 4);
-    return;
-  }
-  e.put({0xff, 0x25, 0x00, 0x00, 0x00, 0x00});  // jmp qword ptr [rip+0]: the next 8 bytes
-  e.put_le(to, 8);
+  return true;
 }
 
 }  // namespace
@@ -260,10 +346,16 @@ Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const Tra
                       " bytes, needs " + std::to_string(kTrampolineSize));
   }
   if (auto ok = check_plan(plan); !ok) return unexpected(ok.error());
+  if (displaced_copy_offset() + kMaxTailLength > kTrampolineSize) {  // the worst case must fit
+    return unexpected("a trampoline may need " +
+                      std::to_string(displaced_copy_offset() + kMaxTailLength) + " bytes, has " +
+                      std::to_string(kTrampolineSize));
+  }
   Emitter e(out);
   const size_t ip_disp = emit_save_call_restore(e, spec);
-  if (auto ok = copy_displaced(e, plan, spec); !ok) return unexpected(ok.error());
-  jump_back(e, spec.address + e.pos(), plan.address + plan.displaced_length);
+  auto falls_through = copy_displaced(e, plan, spec);
+  if (!falls_through) return unexpected(falls_through.error());
+  if (*falls_through) jump_to(e, spec.address, plan.address + plan.displaced_length);
   // The ip literal; the push's disp32 counts from the end of that push.
   e.patch_le(ip_disp, e.pos() - (ip_disp + 4), 4);
   e.put_le(plan.address, 8);
@@ -271,8 +363,9 @@ Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, const Tra
 }
 
 // The copy of displaced[i] starts at the copy's start + (its address - the
-// probe address): relocation only rewrites a disp32 in place, so every copy
-// keeps its length.
+// probe address): relocation rewrites a disp32 in place, keeping the length,
+// and only the last displaced instruction (a relocated branch) may get a copy
+// of another length, which moves no copy's start.
 std::optional<uint64_t> trampoline_offset_of(const OptimizePlan& plan, uint64_t pc) {
   for (size_t i = 1; i < plan.displaced.size(); ++i) {
     if (plan.displaced[i].address == pc) return displaced_copy_offset() + (pc - plan.address);
@@ -280,6 +373,17 @@ std::optional<uint64_t> trampoline_offset_of(const OptimizePlan& plan, uint64_t 
   return std::nullopt;
 }
 
+// Every copy but the last keeps its length, so an offset before the last
+// copy's start maps as before. An offset at or past it maps to an address at
+// or past the last instruction's: only its start itself is a displaced
+// instruction, and the re-encoded branch's first instruction there has done
+// nothing yet (no flag, register or rsp changed), so the original pc is
+// exact. Anywhere further in a longer copy (after the call sequence's lea, in
+// the far jcc's absolute jmp) maps inside the last instruction or past the
+// range, where no displaced instruction starts: nullopt, as it must be, since
+// no original pc matches a half-done sequence. A shorter copy (a dropped
+// prefix) puts the jump back at a mapped address inside the last instruction
+// or at the range's end: nullopt too.
 std::optional<uint64_t> original_pc_of(const OptimizePlan& plan, uint64_t trampoline_offset) {
   const size_t start = displaced_copy_offset();
   if (trampoline_offset < start) return std::nullopt;

@@ -158,13 +158,117 @@ TEST(X86Optimize, RefusesAShortFunction) {
             "only 3 bytes of instructions before the function's end, the jump needs 5");
 }
 
-TEST(X86Optimize, RefusesACallAmongTheDisplacedInstructions) {
-  // 0x401000: 55                   push rbp
-  // 0x401001: e8 fa 0f 00 00       call 0x402000
-  // 0x401006: 5d                   pop rbp
-  // 0x401007: c3                   ret
-  EXPECT_EQ(refusal({0x55, 0xe8, 0xfa, 0x0f, 0x00, 0x00, 0x5d, 0xc3}, kFunction),
-            "cannot displace call at 0x401001: a branch cannot run from the trampoline");
+// 0x401000: 85 ff                test edi, edi
+// 0x401002: 89 f8                mov eax, edi
+// 0x401004: 74 03                jz 0x401009        <- the last displaced instruction
+// 0x401006: 83 c0 01             add eax, 1
+// 0x401009: c3                   ret
+const Bytes kJzRel8 = {0x85, 0xff, 0x89, 0xf8, 0x74, 0x03, 0x83, 0xc0, 0x01, 0xc3};
+
+// 0x401000: 85 ff                test edi, edi
+// 0x401002: 0f 84 08 00 00 00    jz 0x401010        <- the last displaced instruction
+// 0x401008: 89 f8                mov eax, edi
+// 0x40100a: 83 c0 01             add eax, 1
+// 0x40100d: c3                   ret
+// 0x40100e: 66 90                nop
+// 0x401010: 31 c0                xor eax, eax
+// 0x401012: c3                   ret
+const Bytes kJzRel32 = {0x85, 0xff, 0x0f, 0x84, 0x08, 0x00, 0x00, 0x00, 0x89, 0xf8,
+                        0x83, 0xc0, 0x01, 0xc3, 0x66, 0x90, 0x31, 0xc0, 0xc3};
+
+// 0x401000: 89 f8                mov eax, edi
+// 0x401002: 01 f0                add eax, esi
+// 0x401004: eb 01                jmp 0x401007       <- the last displaced instruction
+// 0x401006: 90                   nop
+// 0x401007: c3                   ret
+const Bytes kJmpRel8 = {0x89, 0xf8, 0x01, 0xf0, 0xeb, 0x01, 0x90, 0xc3};
+
+// 0x401000: 31 c0                xor eax, eax
+// 0x401002: e9 f9 0f 00 00       jmp 0x402000       <- a tail call, the last displaced
+const Bytes kJmpRel32 = {0x31, 0xc0, 0xe9, 0xf9, 0x0f, 0x00, 0x00};
+
+// 0x401000: 55                   push rbp
+// 0x401001: e8 fa 0f 00 00       call 0x402000      <- the last displaced instruction
+// 0x401006: 5d                   pop rbp
+// 0x401007: c3                   ret
+const Bytes kCallRel32 = {0x55, 0xe8, 0xfa, 0x0f, 0x00, 0x00, 0x5d, 0xc3};
+
+TEST(X86Optimize, DisplacesADirectBranchAsTheLastInstruction) {
+  struct Case {
+    const char* name;
+    const Bytes& code;
+    uint8_t length;
+    size_t count;
+  };
+  for (const Case& c : {Case{"jz rel8", kJzRel8, 6, 3}, Case{"jz rel32", kJzRel32, 8, 2},
+                        Case{"jmp rel8", kJmpRel8, 6, 3}, Case{"jmp rel32", kJmpRel32, 7, 2},
+                        Case{"call rel32", kCallRel32, 6, 2}}) {
+    auto plan = analyze(c.code, kFunction);
+    ASSERT_TRUE(plan) << c.name << ": " << plan.error();
+    EXPECT_EQ(plan->displaced_length, c.length) << c.name;
+    EXPECT_EQ(plan->displaced.size(), c.count) << c.name;
+  }
+  // A jz rel32 alone is 6 bytes: first and last at once.
+  auto plan = analyze(kJzRel32, 0x401002);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->displaced.size(), 1u);
+}
+
+TEST(X86Optimize, RefusesABranchThatIsNotTheLastDisplacedInstruction) {
+  // 0x401000: 74 03                jz 0x401005        <- more bytes must follow it
+  // 0x401002: 48 89 f8             mov rax, rdi
+  // 0x401005: c3                   ret
+  EXPECT_EQ(refusal({0x74, 0x03, 0x48, 0x89, 0xf8, 0xc3}, kFunction),
+            "cannot displace jz at 0x401000: a branch can run from the trampoline only as the "
+            "last displaced instruction");
+  // A 5-byte branch at the probe is first and last at once.
+  // 0x401000: e8 fb 0f 00 00       call 0x402000
+  // 0x401005: c3                   ret
+  EXPECT_TRUE(analyze({0xe8, 0xfb, 0x0f, 0x00, 0x00, 0xc3}, kFunction));
+}
+
+TEST(X86Optimize, RefusesRetIndirectBranchesLoopAndJrcxz) {
+  // 0x401000: 48 89 f8             mov rax, rdi
+  // 0x401003: 5d                   pop rbp
+  // 0x401004: c3                   ret
+  EXPECT_EQ(refusal({0x48, 0x89, 0xf8, 0x5d, 0xc3}, kFunction),
+            "cannot displace ret at 0x401004: a ret cannot run from the trampoline");
+  // 0x401000: 48 89 f8             mov rax, rdi
+  // 0x401003: e3 00                jrcxz 0x401005
+  // 0x401005: c3                   ret
+  EXPECT_EQ(refusal({0x48, 0x89, 0xf8, 0xe3, 0x00, 0xc3}, kFunction),
+            "cannot displace jrcxz at 0x401003: a loop or jrcxz cannot run from the trampoline");
+  // 0x401003: e2 00                loop 0x401005
+  EXPECT_EQ(refusal({0x48, 0x89, 0xf8, 0xe2, 0x00, 0xc3}, kFunction),
+            "cannot displace loop at 0x401003: a loop or jrcxz cannot run from the trampoline");
+  // 0x401003: ff d0                call rax
+  EXPECT_EQ(refusal({0x48, 0x89, 0xf8, 0xff, 0xd0, 0xc3}, kFunction),
+            "cannot displace call at 0x401003: an indirect branch cannot run from the trampoline");
+  // 0x401003: ff e0                jmp rax
+  EXPECT_EQ(refusal({0x48, 0x89, 0xf8, 0xff, 0xe0}, kFunction),
+            "cannot displace jmp at 0x401003: an indirect branch cannot run from the trampoline");
+  // 0x401000: 31 c0                xor eax, eax
+  // 0x401002: ff 25 f8 0f 00 00    jmp qword ptr [rip+0xff8]: a GOT tail call, still indirect
+  EXPECT_THAT(refusal({0x31, 0xc0, 0xff, 0x25, 0xf8, 0x0f, 0x00, 0x00}, kFunction),
+              HasSubstr("an indirect branch cannot run from the trampoline"));
+}
+
+TEST(X86Optimize, ALastBranchKeepsTheOtherRules) {
+  // 0x401000: 85 ff                test edi, edi
+  // 0x401002: 89 f8                mov eax, edi
+  // 0x401004: 74 fc                jz 0x401002        <- inside the replaced bytes
+  // 0x401006: c3                   ret
+  EXPECT_EQ(refusal({0x85, 0xff, 0x89, 0xf8, 0x74, 0xfc, 0xc3}, kFunction),
+            "jz at 0x401004 targets 0x401002, inside the replaced bytes");
+  // A jz back to the probe itself re-enters the site: allowed.
+  // 0x401004: 74 fa                jz 0x401000
+  EXPECT_TRUE(analyze({0x85, 0xff, 0x89, 0xf8, 0x74, 0xfa, 0xc3}, kFunction));
+  // A branch hint (3e) is dropped when re-encoded; an address-size prefix is refused.
+  // 0x401004: 3e 74 01             jz 0x401008 (ds: the "taken" hint)
+  EXPECT_TRUE(analyze({0x85, 0xff, 0x89, 0xf8, 0x3e, 0x74, 0x01, 0xc3, 0xc3}, kFunction));
+  // 0x401004: 67 74 01             jz 0x401008 (addr32)
+  EXPECT_THAT(refusal({0x85, 0xff, 0x89, 0xf8, 0x67, 0x74, 0x01, 0xc3, 0xc3}, kFunction),
+              HasSubstr("a prefix the trampoline cannot re-encode"));
 }
 
 TEST(X86Optimize, RefusesASyscallInRange) {
