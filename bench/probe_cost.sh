@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Per-call cost of probes on the same function, side by side in one run:
-#   no probe | dprobe entry probe | dprobe return probe | the kernel's uprobe
-#   and uretprobe with the same fetches
+#   no probe | dprobe entry and return probes, jump-optimized (the default)
+#   and as breakpoints (--no-optimize) | the kernel's uprobe and uretprobe
+#   with the same fetches
 # as ns per call and ratios. The kernel rows need root and tracefs; without
 # them they say why. The floor of any signal-based breakpoint (an int3 into
 # an empty SIGTRAP handler) is measured alongside.
@@ -23,7 +24,9 @@ best_of() {  # the best of 3 runs damps the noise of a shared machine
   echo "$best"
 }
 
-dprobe_run() { best_of "$dprobe" run -e "$1" -o /dev/null -- "$program" "$calls"; }
+dprobe_run() {  # DEFINITION [OPTION]
+  best_of "$dprobe" run -e "$1" ${2:+"$2"} -o /dev/null -- "$program" "$calls"
+}
 
 # File offset of bench_target, through the executable segment holding it.
 file_offset() {
@@ -50,6 +53,8 @@ plain=$(best_of "$program" "$calls")
 floor=$(best_of "$PWD/build/bench/trap_floor" "$calls")
 entry=$(dprobe_run 'p:bench/target bench_target a=%di b=%si')
 ret=$(dprobe_run 'r:bench/target bench_target rv=$retval a=$arg1')
+bp_entry=$(dprobe_run 'p:bench/target bench_target a=%di b=%si' --no-optimize)
+bp_ret=$(dprobe_run 'r:bench/target bench_target rv=$retval a=$arg1' --no-optimize)
 
 kentry="n/a" kret="n/a" reason=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -65,18 +70,22 @@ else
   fi
 fi
 
-awk -v f="$floor" -v p="$plain" -v e="$entry" -v r="$ret" -v ke="$kentry" -v kr="$kret" \
+awk -v f="$floor" -v p="$plain" -v e="$entry" -v r="$ret" -v be="$bp_entry" -v br="$bp_ret" \
+    -v ke="$kentry" -v kr="$kret" \
     -v why="$reason" -v n="$calls" 'BEGIN {
   printf "calls per run: %d (best of 3 runs)\n", n
   printf "%-40s %10s %12s\n", "", "ns/call", "added ns"
   printf "%-40s %10.1f %12s\n", "no probe", p, "-"
-  printf "%-40s %10.1f %12.1f\n", "dprobe entry probe (breakpoint)", e, e - p
-  printf "%-40s %10.1f %12.1f\n", "dprobe return probe", r, r - p
+  printf "%-40s %10.1f %12.1f\n", "dprobe entry probe (optimized)", e, e - p
+  printf "%-40s %10.1f %12.1f\n", "dprobe return probe (optimized entry)", r, r - p
   printf "%-40s %10s %12.1f\n", "  of which the return path", "", r - e
+  printf "%-40s %10.1f %12.1f\n", "dprobe entry probe (breakpoint)", be, be - p
+  printf "%-40s %10.1f %12.1f\n", "dprobe return probe (breakpoint entry)", br, br - p
   printf "%-40s %10s %12.1f\n", "int3 + empty signal handler (floor)", "", f
   if (ke == "n/a") { printf "%-40s %10s   (%s)\n", "kernel uprobe / uretprobe", "n/a", why; exit }
   printf "%-40s %10.1f %12.1f\n", "kernel uprobe", ke, ke - p
   printf "%-40s %10.1f %12.1f\n", "kernel uretprobe", kr, kr - p
-  printf "entry:  dprobe / kernel = %.2f  (target <= 0.25; signal floor / kernel = %.2f)\n", (e - p) / (ke - p), f / (ke - p)
-  printf "return: dprobe / kernel = %.2f\n", (r - p) / (kr - p)
+  printf "entry, optimized:   dprobe / kernel = %.3f  (target: <= 25 ns added)\n", (e - p) / (ke - p)
+  printf "entry, breakpoint:  dprobe / kernel = %.2f  (signal floor / kernel = %.2f)\n", (be - p) / (ke - p), f / (ke - p)
+  printf "return, optimized:  dprobe / kernel = %.3f  (target: <= 40 ns added)\n", (r - p) / (kr - p)
 }'

@@ -3,20 +3,22 @@
 # builds, and traces real programs of the machine: ls opening directories
 # (libc's opendir, the path fetched as a string), then sqlite3 preparing
 # its statements, with the profile of hits at the end; then attaches for a
-# second to a python3 loop that is already running, and detaches.
+# second to a python3 loop that is already running, and detaches. Each
+# run lists its probes first: [OPTIMIZED] (a jump to a trampoline) or
+# [BREAKPOINT: why not].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 set -x
-build/dprobe run -e 'p:ls/opendir libc.so.6:opendir path=+0(%di):string' -- ls /usr /etc/apt
-build/dprobe run --profile \
+build/dprobe run --probes -e 'p:ls/opendir libc.so.6:opendir path=+0(%di):string' -- ls /usr /etc/apt
+build/dprobe run --profile --probes \
   -e 'p:sqlite/prepare libsqlite3.so.0:sqlite3_prepare_v2 sql=+0(%si):string' \
   -e 'p:sqlite/step libsqlite3.so.0:sqlite3_step' \
   -- sqlite3 :memory: 'create table t(a); insert into t values (1), (2); select sum(a) from t;'
 /usr/bin/python3 -c 'import time
 for _ in range(100): time.sleep(0.05)' &
 sleep 0.5  # its start-up done: the loop runs
-build/dprobe attach -p $! --duration 1 --profile \
+build/dprobe attach -p $! --duration 1 --profile --probes \
   -e 'p:py/nap libc.so.6:clock_nanosleep' -e 'r:py/malloc libc.so.6:malloc rv=$retval'
 wait
