@@ -56,7 +56,7 @@ constexpr size_t kLiteralLength = 8;             // the ip literal
 // where there is one, the ip literal. The last one's worst case is a call out
 // of rel32 reach: 4 + 20 + 14 + 8 = 46; a 15-byte instruction with a far jump
 // back is 4 + 15 + 14 + 8 = 41, a far jcc 4 + 16 + 14 + 8 = 42. With the
-// save/call/restore code (displaced_copy_offset(), 105 bytes) that is 151 of
+// save/call/restore code (displaced_copy_offset(), 137 bytes) that is 183 of
 // kTrampolineSize's 256; write_trampoline checks it, a test measures it.
 constexpr size_t kMaxTailLength = std::max({kJumpLength - 1 + kMaxInsnLength + kFarJumpLength,
                                             kJumpLength - 1 + kFarJccLength + kFarJumpLength,

@@ -184,14 +184,14 @@ const Bytes kJzRel32 = {0x85, 0xff, 0x0f, 0x84, 0x08, 0x00, 0x00, 0x00, 0x89, 0x
 const Bytes kJmpRel8 = {0x89, 0xf8, 0x01, 0xf0, 0xeb, 0x01, 0x90, 0xc3};
 
 // 0x401000: 31 c0                xor eax, eax
-// 0x401002: e9 f9 0f 00 00       jmp 0x402000       <- a tail call, the last displaced
-const Bytes kJmpRel32 = {0x31, 0xc0, 0xe9, 0xf9, 0x0f, 0x00, 0x00};
+// 0x401002: e9 f9 1f 00 00       jmp 0x403000       <- a tail call, the last displaced
+const Bytes kJmpRel32 = {0x31, 0xc0, 0xe9, 0xf9, 0x1f, 0x00, 0x00};
 
 // 0x401000: 55                   push rbp
-// 0x401001: e8 fa 0f 00 00       call 0x402000      <- the last displaced instruction
+// 0x401001: e8 fa 1f 00 00       call 0x403000      <- the last displaced instruction
 // 0x401006: 5d                   pop rbp
 // 0x401007: c3                   ret
-const Bytes kCallRel32 = {0x55, 0xe8, 0xfa, 0x0f, 0x00, 0x00, 0x5d, 0xc3};
+const Bytes kCallRel32 = {0x55, 0xe8, 0xfa, 0x1f, 0x00, 0x00, 0x5d, 0xc3};
 
 TEST(X86Optimize, DisplacesADirectBranchAsTheLastInstruction) {
   struct Case {
@@ -508,6 +508,203 @@ TEST(X86OptimizeTrampoline, RefusesASmallBufferOrABadPlan) {
   bad = *plan;
   bad.displaced.erase(bad.displaced.begin() + 1);
   EXPECT_FALSE(write_trampoline(bad, kNear, bytes));
+}
+
+// Past 2 GiB from every target of the tests' functions: relocated branches go absolute.
+constexpr TrampolineSpec kFar = {kFunction + (3ull << 30), 0x7f1234560000, 1};
+
+Insn decode_at(const Trampoline& t, const TrampolineSpec& spec, size_t at) {
+  auto insn = decode_insn(std::span(t.bytes).subspan(at), spec.address + at);
+  EXPECT_TRUE(insn) << insn.error();
+  return insn ? *insn : Insn{};
+}
+
+// The copies of the displaced instructions before the last: the original bytes.
+void expect_copied(const Trampoline& t, const OptimizePlan& plan) {
+  const size_t start = displaced_copy_offset();
+  for (size_t i = 0; i + 1 < plan.displaced.size(); ++i) {
+    const Insn& insn = plan.displaced[i];
+    EXPECT_THAT(std::span(t.bytes).subspan(start + (insn.address - plan.address), insn.length),
+                ElementsAreArray(std::span(insn.bytes).first(insn.length)));
+  }
+}
+
+// A jump at offset `at` to `to`: e9 rel32, or ff 25 00 00 00 00 over the
+// absolute address when `far`. Returns the offset past it.
+size_t expect_jump(const Trampoline& t, const TrampolineSpec& spec, size_t at, uint64_t to,
+                   bool far) {
+  const Insn jump = decode_at(t, spec, at);
+  const Classified c = classify_insn(jump);
+  if (!far) {
+    EXPECT_EQ(jump.bytes[0], 0xe9) << disassemble(jump);
+    EXPECT_EQ(c.branch, Branch::kJmpRel);
+    EXPECT_EQ(c.target, to) << disassemble(jump);
+    return at + jump.length;
+  }
+  EXPECT_THAT(std::span(jump.bytes).first(jump.length),
+              ElementsAreArray({0xff, 0x25, 0x00, 0x00, 0x00, 0x00}));
+  EXPECT_EQ(c.branch, Branch::kJmpIndirect);
+  EXPECT_EQ(c.rip_target, spec.address + at + 6);
+  EXPECT_EQ(read_le64(t.bytes, at + 6), to);
+  return at + 14;
+}
+
+// A jcc with condition `cc` at offset `at` to `to`: 0f 80+cc rel32, or when
+// `far` the inverted jcc rel8 over the absolute jump. Returns the offset past it.
+size_t expect_jcc(const Trampoline& t, const TrampolineSpec& spec, size_t at, uint8_t cc,
+                  uint64_t to, bool far) {
+  const Insn jcc = decode_at(t, spec, at);
+  const Classified c = classify_insn(jcc);
+  EXPECT_EQ(c.branch, Branch::kJcc) << disassemble(jcc);
+  if (!far) {
+    EXPECT_THAT(std::span(jcc.bytes).first(2), ElementsAreArray({0x0f, 0x80 | cc}));
+    EXPECT_EQ(jcc.length, 6);
+    EXPECT_EQ(c.cond, cc);
+    EXPECT_EQ(c.target, to) << disassemble(jcc);
+    return at + 6;
+  }
+  // j!cc over the 14 bytes of the absolute jump: the not-taken path goes on after it.
+  EXPECT_EQ(jcc.length, 2);
+  EXPECT_EQ(c.cond, cc ^ 1);
+  EXPECT_EQ(c.target, spec.address + at + 16) << disassemble(jcc);
+  return expect_jump(t, spec, at + 2, to, true);
+}
+
+// The call's push at `at`: lea -8(%rsp),%rsp; movl $lo,(%rsp); movl
+// $hi,4(%rsp), storing `value`. Returns the offset past it.
+size_t expect_push(const Trampoline& t, const TrampolineSpec& spec, size_t at, uint64_t value) {
+  const Insn lea = decode_at(t, spec, at);
+  EXPECT_THAT(std::span(lea.bytes).first(lea.length),
+              ElementsAreArray({0x48, 0x8d, 0x64, 0x24, 0xf8}));  // lea rsp, [rsp-8]
+  const Insn low = decode_at(t, spec, at + 5);
+  EXPECT_EQ(low.length, 7);
+  EXPECT_THAT(std::span(low.bytes).first(3), ElementsAreArray({0xc7, 0x04, 0x24}));  // [rsp]
+  const Insn high = decode_at(t, spec, at + 12);
+  EXPECT_EQ(high.length, 8);
+  EXPECT_THAT(std::span(high.bytes).first(4),
+              ElementsAreArray({0xc7, 0x44, 0x24, 0x04}));  // [rsp+4]
+  uint32_t lo = 0;
+  uint32_t hi = 0;
+  std::memcpy(&lo, low.bytes.data() + 3, 4);
+  std::memcpy(&hi, high.bytes.data() + 4, 4);
+  EXPECT_EQ(uint64_t{lo} | (uint64_t{hi} << 32), value);
+  return at + 20;
+}
+
+// The ip literal ends the trampoline at `at`.
+void expect_literal_at(const Trampoline& t, size_t at) {
+  EXPECT_EQ(t.size, at + 8);
+  EXPECT_EQ(read_le64(t.bytes, at), kFunction);
+}
+
+TEST(X86OptimizeTrampoline, RelocatesAJccRel8) {
+  auto plan = analyze(kJzRel8, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  for (bool far : {false, true}) {
+    SCOPED_TRACE(far ? "far" : "near");
+    const TrampolineSpec& spec = far ? kFar : kNear;
+    Trampoline t = write(*plan, spec);
+    expect_copied(t, *plan);
+    const size_t start = displaced_copy_offset();
+    size_t at = expect_jcc(t, spec, start + 4, 0x4, 0x401009, far);  // jz
+    at = expect_jump(t, spec, at, 0x401006, far);                    // back: not taken
+    expect_literal_at(t, at);
+    // The relocated jz's copy starts where it did; inside it nothing maps back.
+    EXPECT_EQ(trampoline_offset_of(*plan, 0x401004), start + 4);
+    EXPECT_EQ(original_pc_of(*plan, start + 4), 0x401004u);
+    EXPECT_FALSE(original_pc_of(*plan, start + 5));
+    EXPECT_FALSE(original_pc_of(*plan, start + 6));  // the range's end: inside the longer copy
+    EXPECT_FALSE(original_pc_of(*plan, start + 10));
+  }
+}
+
+TEST(X86OptimizeTrampoline, RelocatesAJccRel32) {
+  auto plan = analyze(kJzRel32, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  for (bool far : {false, true}) {
+    SCOPED_TRACE(far ? "far" : "near");
+    const TrampolineSpec& spec = far ? kFar : kNear;
+    Trampoline t = write(*plan, spec);
+    expect_copied(t, *plan);
+    const size_t start = displaced_copy_offset();
+    size_t at = expect_jcc(t, spec, start + 2, 0x4, 0x401010, far);
+    at = expect_jump(t, spec, at, 0x401008, far);
+    expect_literal_at(t, at);
+    EXPECT_EQ(original_pc_of(*plan, start + 2), 0x401002u);
+    EXPECT_FALSE(original_pc_of(*plan, start + 8));
+  }
+}
+
+TEST(X86OptimizeTrampoline, RelocatesAJmpWithoutAJumpBack) {
+  struct Case {
+    const Bytes& code;
+    size_t last;  // the jmp's offset in the copy
+    uint64_t target;
+  };
+  for (const Case& c : {Case{kJmpRel8, 4, 0x401007}, Case{kJmpRel32, 2, 0x403000}}) {
+    auto plan = analyze(c.code, kFunction);
+    ASSERT_TRUE(plan) << plan.error();
+    for (bool far : {false, true}) {
+      SCOPED_TRACE(far ? "far" : "near");
+      const TrampolineSpec& spec = far ? kFar : kNear;
+      Trampoline t = write(*plan, spec);
+      expect_copied(t, *plan);
+      const size_t at = expect_jump(t, spec, displaced_copy_offset() + c.last, c.target, far);
+      expect_literal_at(t, at);  // nothing after the jmp but the ip literal
+    }
+  }
+}
+
+TEST(X86OptimizeTrampoline, RelocatesACallWithTheOriginalReturnAddress) {
+  auto plan = analyze(kCallRel32, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  for (bool far : {false, true}) {
+    SCOPED_TRACE(far ? "far" : "near");
+    const TrampolineSpec& spec = far ? kFar : kNear;
+    Trampoline t = write(*plan, spec);
+    expect_copied(t, *plan);
+    const size_t start = displaced_copy_offset();
+    // Pushes address + displaced_length, just past the replaced bytes.
+    size_t at = expect_push(t, spec, start + 1, 0x401006);
+    at = expect_jump(t, spec, at, 0x403000, far);
+    expect_literal_at(t, at);
+    for (const Insn& insn : t.code) EXPECT_FALSE(touches_extended_state(insn)) << disassemble(insn);
+    EXPECT_EQ(original_pc_of(*plan, start + 1), 0x401001u);  // before the lea: nothing done
+    EXPECT_FALSE(original_pc_of(*plan, start + 6));          // after it: no original pc
+    EXPECT_FALSE(original_pc_of(*plan, start + 13));
+  }
+}
+
+TEST(X86OptimizeTrampoline, TheWorstCaseFits) {
+  // 0x401000: 55 53 56 57          push rbp; push rbx; push rsi; push rdi
+  // 0x401004: e8 f7 1f 00 00       call 0x403000     <- out of reach: the longest copy
+  auto plan = analyze({0x55, 0x53, 0x56, 0x57, 0xe8, 0xf7, 0x1f, 0x00, 0x00}, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  Trampoline t = write(*plan, kFar);
+  EXPECT_EQ(t.size, displaced_copy_offset() + 4 + 20 + 14 + 8);
+  EXPECT_LE(t.size, kTrampolineSize);
+  // 4 bytes, then a 15-byte instruction (movabs padded with cs prefixes), the far jump back.
+  // 0x401000: 55 53 56 57          push rbp; push rbx; push rsi; push rdi
+  // 0x401004: 2e 2e 2e 2e 2e 48 b8 11 22 33 44 55 66 77 88   cs movabs rax, 0x8877665544332211
+  // 0x401013: c3                   ret
+  auto longest = analyze({0x55, 0x53, 0x56, 0x57, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x48,
+                          0xb8, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0xc3},
+                         kFunction);
+  ASSERT_TRUE(longest) << longest.error();
+  ASSERT_EQ(longest->displaced_length, 19);
+  EXPECT_EQ(write(*longest, kFar).size, displaced_copy_offset() + 19 + 14 + 8);
+}
+
+TEST(X86OptimizeTrampoline, RefusesABranchAPlanDidNotEndWith) {
+  // A plan made by hand with the jz first: the writer refuses it too.
+  auto plan = analyze(kJzRel8, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  OptimizePlan bad = *plan;
+  std::swap(bad.displaced[0].bytes, bad.displaced[2].bytes);  // 74 03 at 0x401000, 85 ff last
+  std::array<uint8_t, kTrampolineSize> bytes{};
+  auto n = write_trampoline(bad, kNear, bytes);
+  ASSERT_FALSE(n);
+  EXPECT_THAT(n.error(), HasSubstr("the branch at 0x401000 is not a direct jcc, jmp or call"));
 }
 
 #if defined(__x86_64__) && defined(__linux__)
