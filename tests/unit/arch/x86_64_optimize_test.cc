@@ -767,25 +767,33 @@ class ExecutablePage {
   void* page_;
 };
 
-// Probes kAddConstant at `probe_offset`, calls it, returns what the handler saw.
-void run_probed(size_t probe_offset) {
-  ExecutablePage page;
-  ASSERT_TRUE(page.ok());
-  std::memcpy(page.bytes(), kAddConstant.data(), kAddConstant.size());
-  std::memcpy(page.bytes() + kConstantOffset, &kConstant, sizeof(kConstant));
-  const uint64_t function = page.address();
-  const uint64_t probe = function + probe_offset;
-  auto plan = can_optimize(kAddConstant, function, probe, {});
+// Probes `function` (already at the page's start, helpers and data after it)
+// at `probe_offset`: its trampoline at kTrampolineOffset calling record_hit,
+// the site jump over it; then the page is made executable.
+void install(ExecutablePage& page, const Bytes& function, size_t probe_offset) {
+  const uint64_t probe = page.address() + probe_offset;
+  auto plan = can_optimize(function, page.address(), probe, {});
   ASSERT_TRUE(plan) << plan.error();
-  const TrampolineSpec spec = {function + kTrampolineOffset,
+  const TrampolineSpec spec = {page.address() + kTrampolineOffset,
                                reinterpret_cast<uint64_t>(&record_hit), kCookie};
   auto n = write_trampoline(*plan, spec, {page.bytes() + kTrampolineOffset, kTrampolineSize});
   ASSERT_TRUE(n) << n.error();
   const auto jump = site_jump(probe, spec.address);
   std::memcpy(page.bytes() + probe_offset, jump.data(), jump.size());
   ASSERT_TRUE(page.make_executable());
-
   g_hit = Hit{};
+}
+
+// Probes kAddConstant at `probe_offset`, calls it, returns what the handler saw.
+void run_probed(size_t probe_offset) {
+  ExecutablePage page;
+  ASSERT_TRUE(page.ok());
+  std::memcpy(page.bytes(), kAddConstant.data(), kAddConstant.size());
+  std::memcpy(page.bytes() + kConstantOffset, &kConstant, sizeof(kConstant));
+  install(page, kAddConstant, probe_offset);
+  if (::testing::Test::HasFatalFailure()) return;
+  const uint64_t probe = page.address() + probe_offset;
+
   uint64_t rbp = 0;
   auto add = reinterpret_cast<AddConstant>(page.bytes());
   const uint64_t result = add(1000, 22, &rbp, 0xc, 0xd, 0xe);
@@ -815,6 +823,86 @@ void run_probed(size_t probe_offset) {
 TEST(X86OptimizeRun, ProbeOnARipRelativeLoadBetweenRedZoneWriteAndRead) { run_probed(0x09); }
 
 TEST(X86OptimizeRun, ProbeAtTheEntryDisplacesPushAndRedZoneStore) { run_probed(0x00); }
+
+// f(a, b) = a == 0 ? b + 100 : a + b, the test before the jz.
+// offset 0x00: 85 ff              test edi, edi
+//        0x02: 89 f0              mov eax, esi
+//        0x04: 0f 84 03 00 00 00  jz 0x0d
+//        0x0a: 01 f8              add eax, edi
+//        0x0c: c3                 ret
+//        0x0d: 83 c0 64           add eax, 100
+//        0x10: c3                 ret
+const Bytes kJzRel32Function = {0x85, 0xff, 0x89, 0xf0, 0x0f, 0x84, 0x03, 0x00, 0x00,
+                                0x00, 0x01, 0xf8, 0xc3, 0x83, 0xc0, 0x64, 0xc3};
+// The same with a jz rel8.
+// offset 0x00: 85 ff              test edi, edi
+//        0x02: 89 f0              mov eax, esi
+//        0x04: 74 03              jz 0x09
+//        0x06: 01 f8              add eax, edi
+//        0x08: c3                 ret
+//        0x09: 83 c0 64           add eax, 100
+//        0x0c: c3                 ret
+const Bytes kJzRel8Function = {0x85, 0xff, 0x89, 0xf0, 0x74, 0x03, 0x01,
+                               0xf8, 0xc3, 0x83, 0xc0, 0x64, 0xc3};
+
+using TwoArgs = uint32_t (*)(uint32_t a, uint32_t b);
+
+void run_jz(const Bytes& function, size_t probe_offset) {
+  ExecutablePage page;
+  ASSERT_TRUE(page.ok());
+  std::memcpy(page.bytes(), function.data(), function.size());
+  install(page, function, probe_offset);
+  if (::testing::Test::HasFatalFailure()) return;
+  auto f = reinterpret_cast<TwoArgs>(page.bytes());
+  EXPECT_EQ(f(0, 5), 105u);  // taken
+  EXPECT_EQ(f(7, 5), 12u);   // not taken: on after the replaced bytes
+  EXPECT_EQ(f(0, 9), 109u);
+  EXPECT_EQ(g_hit.count, 3);
+  EXPECT_EQ(g_hit.regs.slot[kIp], page.address() + probe_offset);
+}
+
+TEST(X86OptimizeRun, EntryDisplacesAJzRel32) { run_jz(kJzRel32Function, 0x00); }
+
+// From 0x02 the flags the jz reads were set before the probe: they survive the handler.
+TEST(X86OptimizeRun, ProbeBetweenTheTestAndTheJz) { run_jz(kJzRel32Function, 0x02); }
+
+TEST(X86OptimizeRun, EntryDisplacesAJzRel8) { run_jz(kJzRel8Function, 0x00); }
+
+// f(a, b, seen) = a + b + 1; the callee stores its [rsp] and rsp in seen[0], seen[1].
+// offset 0x00: 55                 push rbp
+//        0x01: e8 3a 00 00 00     call 0x40
+//        0x06: 5d                 pop rbp
+//        0x07: 48 83 c0 01        add rax, 1
+//        0x0b: c3                 ret
+const Bytes kCallFunction = {0x55, 0xe8, 0x3a, 0x00, 0x00, 0x00,
+                             0x5d, 0x48, 0x83, 0xc0, 0x01, 0xc3};
+// offset 0x40: 48 8b 0c 24        mov rcx, [rsp]      ; the return address
+//        0x44: 48 89 0a           mov [rdx], rcx
+//        0x47: 48 89 62 08        mov [rdx+8], rsp
+//        0x4b: 48 8d 04 37        lea rax, [rdi+rsi]
+//        0x4f: c3                 ret
+const Bytes kCallee = {0x48, 0x8b, 0x0c, 0x24, 0x48, 0x89, 0x0a, 0x48,
+                       0x89, 0x62, 0x08, 0x48, 0x8d, 0x04, 0x37, 0xc3};
+constexpr size_t kCalleeOffset = 0x40;
+
+using CallThrough = uint64_t (*)(uint64_t a, uint64_t b, uint64_t* seen);
+
+TEST(X86OptimizeRun, EntryDisplacesACallAndTheCalleeSeesTheOriginalReturnAddress) {
+  ExecutablePage page;
+  ASSERT_TRUE(page.ok());
+  std::memcpy(page.bytes(), kCallFunction.data(), kCallFunction.size());
+  std::memcpy(page.bytes() + kCalleeOffset, kCallee.data(), kCallee.size());
+  install(page, kCallFunction, 0x00);
+  if (HasFatalFailure()) return;
+  auto f = reinterpret_cast<CallThrough>(page.bytes());
+  uint64_t seen[2] = {};
+  EXPECT_EQ(f(1000, 22, seen), 1023u);  // the callee returned into the original code
+  ASSERT_EQ(g_hit.count, 1);
+  // The return address of the original call: just past it, in the function.
+  EXPECT_EQ(seen[0], page.address() + 6);
+  // One 8-byte push by the call below push rbp: the stack as the original left it.
+  EXPECT_EQ(seen[1], g_hit.regs.slot[kSp] - 16);
+}
 #endif  // __x86_64__ && __linux__
 
 }  // namespace
