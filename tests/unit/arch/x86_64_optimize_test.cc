@@ -770,16 +770,24 @@ class ExecutablePage {
 // Probes `function` (already at the page's start, helpers and data after it)
 // at `probe_offset`: its trampoline at kTrampolineOffset calling record_hit,
 // the site jump over it; then the page is made executable.
-void install(ExecutablePage& page, const Bytes& function, size_t probe_offset) {
-  const uint64_t probe = page.address() + probe_offset;
-  auto plan = can_optimize(function, page.address(), probe, {});
+// The trampoline of `function` (at `at`, writable) probed at `probe_offset`,
+// written at `trampoline`, and the site jump to it.
+void probe_function(const Bytes& function, uint8_t* at, size_t probe_offset, uint8_t* trampoline) {
+  const auto function_address = reinterpret_cast<uint64_t>(at);
+  const uint64_t probe = function_address + probe_offset;
+  auto plan = can_optimize(function, function_address, probe, {});
   ASSERT_TRUE(plan) << plan.error();
-  const TrampolineSpec spec = {page.address() + kTrampolineOffset,
+  const TrampolineSpec spec = {reinterpret_cast<uint64_t>(trampoline),
                                reinterpret_cast<uint64_t>(&record_hit), kCookie};
-  auto n = write_trampoline(*plan, spec, {page.bytes() + kTrampolineOffset, kTrampolineSize});
+  auto n = write_trampoline(*plan, spec, {trampoline, kTrampolineSize});
   ASSERT_TRUE(n) << n.error();
   const auto jump = site_jump(probe, spec.address);
-  std::memcpy(page.bytes() + probe_offset, jump.data(), jump.size());
+  std::memcpy(at + probe_offset, jump.data(), jump.size());
+}
+
+void install(ExecutablePage& page, const Bytes& function, size_t probe_offset) {
+  probe_function(function, page.bytes(), probe_offset, page.bytes() + kTrampolineOffset);
+  if (::testing::Test::HasFatalFailure()) return;
   ASSERT_TRUE(page.make_executable());
   g_hit = Hit{};
 }
@@ -902,6 +910,84 @@ TEST(X86OptimizeRun, EntryDisplacesACallAndTheCalleeSeesTheOriginalReturnAddress
   EXPECT_EQ(seen[0], page.address() + 6);
   // One 8-byte push by the call below push rbp: the stack as the original left it.
   EXPECT_EQ(seen[1], g_hit.regs.slot[kSp] - 16);
+}
+// Three pages in one reservation of ours: the branch targets at its start,
+// the functions 1.5 GiB up (their rel32 reaches the targets), the trampolines
+// 2.75 GiB up (1.25 GiB from the functions, 2.75 GiB from the targets): the
+// relocated jz and call must take the absolute forms, and run.
+class FarPages {
+ public:
+  static constexpr uint64_t kReserved = 3ull << 30;
+  static constexpr uint64_t kFunctions = 3ull << 29;
+  static constexpr uint64_t kTrampolines = 11ull << 28;
+
+  FarPages()
+      : base_(mmap(nullptr, kReserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+                   0)) {}
+  ~FarPages() {
+    if (base_ != MAP_FAILED) munmap(base_, kReserved);
+  }
+  FarPages(const FarPages&) = delete;
+  FarPages& operator=(const FarPages&) = delete;
+
+  bool ok() const { return base_ != MAP_FAILED; }
+  uint8_t* at(uint64_t offset) const { return static_cast<uint8_t*>(base_) + offset; }
+  bool protect(int prot) {
+    for (uint64_t offset : {uint64_t{0}, kFunctions, kTrampolines}) {
+      if (mprotect(at(offset), 4096, prot) != 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  void* base_;
+};
+
+void put_le32(uint8_t* at, int64_t value) {
+  const auto bits = static_cast<uint32_t>(value);
+  std::memcpy(at, &bits, sizeof(bits));
+}
+
+TEST(X86OptimizeRun, BranchTargetsBeyondTheTrampolinesReach) {
+  FarPages pages;
+  ASSERT_TRUE(pages.ok());
+  ASSERT_TRUE(pages.protect(PROT_READ | PROT_WRITE));
+  uint8_t* targets = pages.at(0);
+  uint8_t* functions = pages.at(FarPages::kFunctions);
+  uint8_t* trampolines = pages.at(FarPages::kTrampolines);
+  // kJzRel32Function, its jz retargeted to targets + 0: add eax, 100; ret.
+  Bytes jz = kJzRel32Function;
+  jz.resize(0x0d);
+  put_le32(jz.data() + 6, targets - (functions + 0x0a));
+  const Bytes add100 = {0x83, 0xc0, 0x64, 0xc3};
+  std::memcpy(targets, add100.data(), add100.size());
+  std::memcpy(functions, jz.data(), jz.size());
+  // kCallFunction at functions + 0x40, its call retargeted to kCallee at targets + 0x40.
+  Bytes call = kCallFunction;
+  put_le32(call.data() + 2, (targets + 0x40) - (functions + 0x46));
+  std::memcpy(targets + 0x40, kCallee.data(), kCallee.size());
+  std::memcpy(functions + 0x40, call.data(), call.size());
+  probe_function(jz, functions, 0x00, trampolines);
+  probe_function(call, functions + 0x40, 0x00, trampolines + kTrampolineSize);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(pages.protect(PROT_READ | PROT_EXEC));
+  g_hit = Hit{};
+  // The absolute forms: jnz over jmp *0(%rip) after test/mov; jmp *0(%rip) after push and the
+  // call's 20-byte push.
+  const size_t start = displaced_copy_offset();
+  EXPECT_THAT(std::span(trampolines + start + 4, 4), ElementsAreArray({0x75, 0x0e, 0xff, 0x25}));
+  EXPECT_THAT(std::span(trampolines + kTrampolineSize + start + 1 + 20, 2),
+              ElementsAreArray({0xff, 0x25}));
+
+  auto f = reinterpret_cast<TwoArgs>(functions);
+  EXPECT_EQ(f(0, 5), 105u);  // taken: through the absolute jump
+  EXPECT_EQ(f(7, 5), 12u);
+  auto g = reinterpret_cast<CallThrough>(functions + 0x40);
+  uint64_t seen[2] = {};
+  EXPECT_EQ(g(1000, 22, seen), 1023u);
+  EXPECT_EQ(seen[0], reinterpret_cast<uint64_t>(functions + 0x46));
+  EXPECT_EQ(seen[1], g_hit.regs.slot[kSp] - 16);
+  EXPECT_EQ(g_hit.count, 3);
 }
 #endif  // __x86_64__ && __linux__
 
