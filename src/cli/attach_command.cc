@@ -98,26 +98,25 @@ std::vector<pid_t> task_ids(pid_t pid) {
   return tids;
 }
 
-// A process lives while any of its threads does: its main thread may have
-// called pthread_exit (a zombie leader) while the others run on.
-bool any_thread_alive(pid_t pid) {
-  for (pid_t tid : task_ids(pid)) {
-    const char state =
-        process_state_of("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
-    if (state != 'Z' && state != 'X' && state != '?') return true;
-  }
-  return false;
-}
-
-// A thread of the process that has not exited (its /proc entry shows the
-// executable when the main thread's no longer does); `pid` if none.
-pid_t live_thread(pid_t pid) {
+// A thread of the process that has not exited, 0 if none: its main thread
+// may have called pthread_exit (a zombie leader) while the others run on.
+pid_t first_live_thread(pid_t pid) {
   for (pid_t tid : task_ids(pid)) {
     const char state =
         process_state_of("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
     if (state != 'Z' && state != 'X' && state != '?') return tid;
   }
-  return pid;
+  return 0;
+}
+
+// A process lives while any of its threads does.
+bool any_thread_alive(pid_t pid) { return first_live_thread(pid) != 0; }
+
+// A thread whose /proc entry shows the executable when the main thread's
+// no longer does; `pid` if none is left.
+pid_t live_thread(pid_t pid) {
+  const pid_t tid = first_live_thread(pid);
+  return tid != 0 ? tid : pid;
 }
 
 // A ptrace tracer of any of its threads (strace, gdb): who, or nothing.
