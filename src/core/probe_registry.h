@@ -170,7 +170,8 @@ class ProbeRegistry {
   std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end);
   bool thread_inside(const Probe& probe, const std::vector<uint64_t>& pcs) const;
   static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
-  void write_jump(Probe& probe);
+  bool write_tail(Probe& probe);
+  void write_first_byte(Probe& probe);
   void restore_tail(const Probe& probe) noexcept;
   void unoptimize(Probe& probe) noexcept;
   void unoptimize_around(uint64_t address) noexcept;

@@ -37,8 +37,9 @@ void ProbeRegistry::enable_optimization(OptimizeEnv env) { optimizer_ = std::mov
 std::vector<uint8_t> ProbeRegistry::original_code(uint64_t begin, uint64_t size) const {
   std::vector<uint8_t> code(size);
   if (!arch::safe_read(code.data(), begin, size)) return {};
-  for (const auto& [address, probe] : probes_) {
-    if (address < begin || address >= begin + size) continue;
+  for (auto it = probes_.lower_bound(begin); it != probes_.end() && it->first < begin + size;
+       ++it) {
+    const auto& [address, probe] = *it;
     if (probe->optimized.load() || probe->displaced_length != 0) {
       const size_t n = std::min<size_t>(probe->displaced.size(), begin + size - address);
       std::copy_n(probe->displaced.begin(), n,
@@ -118,13 +119,17 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   optimizer_->sync_cores();
   auto pcs = optimizer_->other_thread_pcs();
   if (!pcs) return note_reason(prepared, pcs.error());
+  std::vector<Probe*> tails_written;
   for (Probe* probe : prepared) {
     if (thread_inside(*probe, *pcs)) {
       probe->breakpoint_reason = "a thread was stopped inside the instructions it displaces";
-      continue;
+    } else if (write_tail(*probe)) {
+      tails_written.push_back(probe);
     }
-    write_jump(*probe);
   }
+  optimizer_->sync_cores();
+  for (Probe* probe : tails_written) write_first_byte(*probe);
+  optimizer_->sync_cores();
 }
 
 // Gives every armed, not yet optimized probe of [begin, end) its
@@ -154,25 +159,27 @@ void ProbeRegistry::note_reason(const std::vector<Probe*>& probes, const std::st
   for (Probe* probe : probes) probe->breakpoint_reason = reason;
 }
 
-// Tail first, the first byte last: a thread sees the breakpoint or the
-// whole jump, never a part of it.
-void ProbeRegistry::write_jump(Probe& probe) {
+// Tail first, the first byte last (every core serialized in between, by
+// the caller, for all the probes of a batch at once): a thread sees the
+// breakpoint or the whole jump, never a part of it.
+bool ProbeRegistry::write_tail(Probe& probe) {
   const std::vector<uint8_t> jump =
       arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
-  const std::span<const uint8_t> tail(jump.data() + 1, jump.size() - 1);
-  if (!patcher_.write(probe.address + 1, tail)) {
-    restore_tail(probe);
-    probe.breakpoint_reason = "the jump could not be written";
+  if (patcher_.write(probe.address + 1, {jump.data() + 1, jump.size() - 1})) return true;
+  restore_tail(probe);
+  probe.breakpoint_reason = "the jump could not be written";
+  return false;
+}
+
+void ProbeRegistry::write_first_byte(Probe& probe) {
+  const std::vector<uint8_t> jump =
+      arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
+  if (patcher_.write(probe.address, {jump.data(), 1})) {
+    probe.optimized.store(true);
     return;
   }
-  optimizer_->sync_cores();
-  if (!patcher_.write(probe.address, {jump.data(), 1})) {
-    restore_tail(probe);
-    probe.breakpoint_reason = "the jump could not be written";
-    return;
-  }
-  optimizer_->sync_cores();
-  probe.optimized.store(true);
+  restore_tail(probe);
+  probe.breakpoint_reason = "the jump could not be written";
 }
 
 void ProbeRegistry::restore_tail(const Probe& probe) noexcept {
