@@ -1,8 +1,12 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Calls one small function N times and prints the nanoseconds per call, for
-// bench/probe_cost.sh to compare with no probe, a dprobe probe and a kernel
-// uprobe on the same function.
+// Calls one small function N times on each of T threads (default 1) and
+// prints the nanoseconds of CPU time per call, averaged over the threads,
+// for bench/probe_cost.sh to compare with no probe, a dprobe probe and a
+// kernel uprobe on the same function. CPU time, not wall time: threads
+// sharing fewer cores than they are still cost what they cost each.
+//   hit_loop [N] [T]
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -12,18 +16,34 @@ __attribute__((noinline)) long bench_target(long a, long b) {
   return a ^ b;
 }
 
-static double now_ns(void) {
+static long calls;
+
+static double thread_cpu_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-int main(int argc, char** argv) {
-  const long n = argc > 1 ? atol(argv[1]) : 1000000;
+static void* loop(void* out) {
   long sum = 0;
-  const double start = now_ns();
-  for (long i = 0; i < n; ++i) sum += bench_target(i, 7);
-  const double elapsed = now_ns() - start;
-  printf("%.1f\n", elapsed / (double)n);
-  return sum == 42 ? 1 : 0;  // use sum so the loop stays
+  const double start = thread_cpu_ns();
+  for (long i = 0; i < calls; ++i) sum += bench_target(i, 7);
+  *(double*)out = (thread_cpu_ns() - start) / (double)calls;
+  return sum == 42 ? out : NULL;  // use sum so the loop stays
+}
+
+int main(int argc, char** argv) {
+  calls = argc > 1 ? atol(argv[1]) : 1000000;
+  const int threads = argc > 2 ? atoi(argv[2]) : 1;
+  if (calls <= 0 || threads <= 0 || threads > 64) return 2;
+  pthread_t ids[64];
+  double per_call[64];
+  for (int t = 0; t < threads; ++t) pthread_create(&ids[t], NULL, loop, &per_call[t]);
+  double total = 0;
+  for (int t = 0; t < threads; ++t) {
+    pthread_join(ids[t], NULL);
+    total += per_call[t];
+  }
+  printf("%.1f\n", total / threads);
+  return 0;
 }
