@@ -5,6 +5,7 @@
 #include <linux/membarrier.h>
 #include <time.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -22,7 +23,13 @@ bool g_wanted = false;
 bool g_registered = false;
 const char* g_unavailable = nullptr;  // why nothing can be optimized
 
+// Registration is per address space: a forked child (a followed one arms
+// again) registers on its first use.
 void sync_cores() {
+  const long done =
+      arch::raw_syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0);
+  if (done != -EPERM) return;
+  arch::raw_syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0);
   arch::raw_syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0);
 }
 
