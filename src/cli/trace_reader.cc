@@ -1,9 +1,10 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/trace_reader.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -11,15 +12,11 @@
 
 namespace dprobe::cli {
 
-namespace {
-
-uint64_t steady_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
+uint64_t monotonic_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
 }
-
-}  // namespace
 
 uint64_t PlausibleCount::observe(uint64_t value, uint64_t now_ns) {
   if (corrupt_) return value_;
@@ -62,7 +59,7 @@ size_t TraceReader::collect(TracePass& pass) {
 }
 
 void TraceReader::observe_slotless() {
-  slotless_.observe(memory_.header().slotless.load(std::memory_order_relaxed), steady_ns());
+  slotless_.observe(memory_.header().slotless.load(std::memory_order_relaxed), monotonic_ns());
   if (slotless_.corrupt() && !slotless_said_) {
     slotless_said_ = true;
     problems_.push_back("the trace memory's count of hits that found no ring is corrupt; kept at " +
@@ -172,7 +169,7 @@ void TracePass::discard() {
 }
 
 uint64_t TraceReader::ring_lost(Slot& slot) {
-  const uint64_t lost = slot.lost_count.observe(slot.reader->lost(), steady_ns());
+  const uint64_t lost = slot.lost_count.observe(slot.reader->lost(), monotonic_ns());
   if (slot.lost_count.corrupt() && !slot.lost_said) {
     slot.lost_said = true;
     if (++corrupt_counts_ > kMaxProblems) return lost;

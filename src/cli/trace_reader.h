@@ -28,6 +28,9 @@ enum class OutputFormat : uint8_t { kText, kJson };
 // The lines of one drain pass, from one reader or from several (the
 // processes of a trace), written out in time order: each ring is in order
 // already, the pass puts the rings together.
+// Now, on the clock the agent stamps records with (CLOCK_MONOTONIC).
+uint64_t monotonic_ns();
+
 class TracePass {
  public:
   std::string& text() { return text_; }

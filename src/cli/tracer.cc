@@ -1,7 +1,6 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/tracer.h"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,11 +18,6 @@ constexpr auto kIdleDrain = std::chrono::milliseconds(2);
 // taken first): lines younger than this wait for the next pass.
 constexpr uint64_t kSettleNs = 1'000'000;
 
-uint64_t monotonic_now_ns() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
-}
 constexpr auto kAcceptWait = std::chrono::milliseconds(50);
 
 // The --disable names that name an event of `set`.
@@ -81,7 +75,7 @@ size_t Tracer::drain_pass(bool final) {
   // Records carry the time of their hit (CLOCK_MONOTONIC, as here) and are
   // committed a moment later: what this pass may write is what happened
   // before it began, less that moment.
-  const uint64_t upto = final ? UINT64_MAX : monotonic_now_ns() - kSettleNs;
+  const uint64_t upto = final ? UINT64_MAX : monotonic_ns() - kSettleNs;
   if (const int request = take_tracing_request(); request != 0) {
     tracing_on_ = request == 1;
     for (auto& traced : traced_) {
