@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
-# Installs every Debian package dprobe needs to build, test and run.
-# Safe to run again: it asks apt only for what is missing.
+# Installs the Debian packages dprobe needs. Safe to run again: it asks
+# apt only for what is missing.
+#
+#   scripts/install-deps.sh          everything: build, test, benchmark,
+#                                    the QEMU selftests, the arm64 cross build
+#   scripts/install-deps.sh --main   what the main job (scripts/run.sh)
+#                                    needs: build the CLI and the agent, and
+#                                    the programs it traces
 set -euo pipefail
 
-PACKAGES=(
-  # toolchain and build
-  build-essential cmake ninja-build ccache pkg-config git
-  clang clang-format clang-tidy libclang-rt-14-dev
-  # libraries dprobe links
+# The main job's: the toolchain, the libraries dprobe links, the programs
+# scripts/run.sh traces.
+MAIN_PACKAGES=(
+  build-essential cmake ninja-build pkg-config clang
   libelf-dev libdw-dev libzydis-dev libcli11-dev libfmt-dev
+  sqlite3 python3 coreutils
+)
+
+PACKAGES=(
+  "${MAIN_PACKAGES[@]}"
+  # toolchain extras: build cache, checks, libFuzzer's runtime
+  ccache git clang-format clang-tidy libclang-rt-14-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # real programs the tests trace
-  sqlite3 xz-utils coreutils python3 perl openssl
+  xz-utils perl openssl
+  # the man page check (man --warnings, col) and the .deb test (cpack's
+  # dpkg-shlibdeps comes with build-essential's dpkg-dev)
+  man-db groff-base bsdextrautils
   # selftests booted in QEMU (tests/selftests/vm): emulators, the guests'
   # busybox, the initramfs, and the arm64 cross compiler
   qemu-system-x86 qemu-system-arm qemu-user busybox-static cpio g++-aarch64-linux-gnu
@@ -24,14 +39,23 @@ ARM64_PACKAGES=(
   libgtest-dev:arm64 libgmock-dev:arm64
 )
 
+wanted=("${PACKAGES[@]}" "${ARM64_PACKAGES[@]}")
+arm64=true
+if [ "${1:-}" = --main ]; then
+  wanted=("${MAIN_PACKAGES[@]}")
+  arm64=false
+fi
+
 missing=()
-for pkg in "${PACKAGES[@]}" "${ARM64_PACKAGES[@]}"; do
+for pkg in "${wanted[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$pkg")
   fi
 done
 add_arm64=false
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then add_arm64=true; fi
+if [ "$arm64" = true ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  add_arm64=true
+fi
 
 if [ ${#missing[@]} -eq 0 ] && [ "$add_arm64" = false ]; then
   exit 0

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The main job from a fresh Debian 12 machine: installs what is missing,
-# builds, and traces real programs of the machine: ls opening directories
-# (libc's opendir, the path fetched as a string), then sqlite3 preparing
-# its statements, with the profile of hits at the end; then attaches for a
-# second to a python3 loop that is already running, and detaches. Each
-# run lists its probes first: [OPTIMIZED] (a jump to a trampoline) or
-# [BREAKPOINT: why not].
+# The main job from a fresh Debian 12 machine: installs only what it needs
+# (scripts/install-deps.sh --main), builds only the CLI and the agent
+# (scripts/build.sh --main: no tests, benchmarks, fuzzers or arm64 cross
+# build; scripts/test.sh builds those), and traces real programs of the
+# machine: ls opening directories (libc's opendir, the path fetched as a
+# string), then sqlite3 preparing its statements, with the profile of hits
+# at the end; then attaches for a second to a python3 loop that is already
+# running, and detaches. Each run lists its probes first: [OPTIMIZED] (a
+# jump to a trampoline) or [BREAKPOINT: why not].
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
+scripts/install-deps.sh --main
+scripts/build.sh --main
 set -x
 build/dprobe run --probes -e 'p:ls/opendir libc.so.6:opendir path=+0(%di):string' -- ls /usr /etc/apt
 build/dprobe run --profile --probes \

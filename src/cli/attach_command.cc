@@ -21,8 +21,10 @@
 #include "cli/launcher.h"
 #include "cli/load_point.h"
 #include "cli/process_maps.h"
+#include "cli/progress.h"
 #include "cli/session.h"
 #include "cli/trace_loop.h"
+#include "cli/trace_setup.h"
 #include "cli/traced_process.h"
 #include "cli/tracer.h"
 
@@ -269,47 +271,34 @@ Result<void> check_attachable(pid_t pid) {
   return {};
 }
 
-int run_attach(const AttachOptions& options, std::ostream& errors) {
+int run_attach(const AttachOptions& options, std::ostream& terminal) {
+  // Outlives everything that keeps the stream (the sessions).
+  Progress progress(terminal);
+  std::ostream& errors = progress.stream();
   if (auto attachable = check_attachable(options.pid); !attachable) {
     errors << "dprobe: error: " << attachable.error().message << "\n";
     return kExitFailure;
   }
-  DefinitionSources sources = options.sources;
-  sources.executable = executable_of(live_thread(options.pid));
-  auto set = load_definitions(sources, errors);
-  if (!set) return kExitBadDefinition;
-  auto disabled = disabled_ids(options.disabled, *set);
-  if (!disabled) {
-    errors << "dprobe: error: " << disabled.error().message << "\n";
-    return kExitBadDefinition;
-  }
-  OutputFile output;
-  if (!options.output.empty()) {
-    output.file = std::fopen(options.output.c_str(), "w");
-    if (output.file == nullptr) {
-      output.file = stdout;
-      errors << "dprobe: error: " << options.output << ": " << std::strerror(errno) << "\n";
-      return kExitFailure;
-    }
-  }
-  auto server = ControlServer::create();
-  if (!server) {
-    errors << "dprobe: error: control socket: " << server.error().message << "\n";
-    return kExitFailure;
-  }
-  SessionOptions session_options{options.buffer_size, options.max_threads, false};
-  session_options.optimize = options.optimize;
-  session_options.list_probes = options.list_probes;
-  TraceOptions trace{sources,     session_options,  options.format,
-                     output.file, options.disabled, options.follow};
-  Tracer tracer(*server, std::move(trace), std::move(*set), errors);
+  const std::string executable = executable_of(live_thread(options.pid));
+  // A running program whose probe is refused is left running, untraced.
+  TraceSettings settings = options.trace;
+  settings.session.kill_on_abort = false;
+  progress.start("reading the definitions");
+  auto trace = set_up_trace(settings, executable, errors);
+  progress.stop();
+  if (!trace) return report(trace.error(), errors);
+  Tracer& tracer = *trace->tracer;
   auto process = stop_at_load_point(options.pid, kLoadPointPatience);
   if (!process) {
     errors << "dprobe: error: " << process.error().message << "\n";
     return kExitFailure;
   }
-  auto injected = inject(*process, *server, tracer.first_set(), sources.executable, session_options,
-                         options.follow, errors);
+  // Every thread stopped: no child it starts from now on is missed.
+  trace->watch_children(options.pid, settings.follow);
+  progress.start("arming " + std::to_string(tracer.first_set().specs().size()) + " probes");
+  auto injected = inject(*process, *trace->server, tracer.first_set(), executable, settings.session,
+                         settings.follow, errors);
+  progress.stop();
   process->detach();  // the process runs again, probes armed
   if (!injected) {
     if (!injected.error().message.empty()) {
@@ -327,9 +316,9 @@ int run_attach(const AttachOptions& options, std::ostream& errors) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   tracer.detach_all(kDetachTimeout);
-  tracer.finish();
-  if (options.profile) tracer.print_profile(stdout);
-  return 0;
+  // The trace could not be written (a full disk): the status says so.
+  const int output_error = finish_trace(*trace, settings, errors);
+  return output_error == 0 || output_error == EPIPE ? 0 : kExitFailure;
 }
 
 }  // namespace dprobe::cli

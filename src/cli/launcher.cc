@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "symbols/elf_file.h"
 
@@ -108,18 +109,31 @@ Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& ex
   return pid;
 }
 
-// A library installed next to the dprobe executable.
-static std::string beside_dprobe(const std::string& name) {
+// Where an installed tree keeps the agent, from the directory of dprobe
+// (set by the build: cmake/Packaging.cmake).
+#ifndef DPROBE_AGENT_DIR_FROM_BIN
+#define DPROBE_AGENT_DIR_FROM_BIN "../lib/dprobe"
+#endif
+
+// A library of dprobe's: next to the executable (the build tree), or where
+// an installed tree keeps it; the first that exists.
+static std::string library_path(const std::string& name) {
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return name;
-  std::string dir(self, static_cast<size_t>(n));
-  dir.erase(dir.rfind('/'));
-  return dir + "/" + name;
+  const std::filesystem::path dir =
+      std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path();
+  const std::filesystem::path beside = dir / name;
+  const std::filesystem::path installed =
+      (dir / DPROBE_AGENT_DIR_FROM_BIN / name).lexically_normal();
+  if (::access(beside.c_str(), R_OK) != 0 && ::access(installed.c_str(), R_OK) == 0) {
+    return installed.string();
+  }
+  return beside.string();
 }
 
-std::string agent_library_path() { return beside_dprobe("libdprobe_agent.so"); }
+std::string agent_library_path() { return library_path("libdprobe_agent.so"); }
 
-std::string attach_hook_path() { return beside_dprobe("libdprobe_attach.so"); }
+std::string attach_hook_path() { return library_path("libdprobe_attach.so"); }
 
 }  // namespace dprobe::cli

@@ -33,7 +33,8 @@ Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& ex
 // disposition dprobe was started with.
 void ignore_sigpipe();
 
-// The agent library: next to the dprobe executable.
+// The agent library: next to the dprobe executable (the build tree), or in
+// an installed tree's lib/dprobe.
 std::string agent_library_path();
 // What `attach` has the process load to start the agent (attach_hook.c).
 std::string attach_hook_path();

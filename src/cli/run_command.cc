@@ -22,9 +22,11 @@
 #include "cli/launcher.h"
 #include "cli/probe_plan.h"
 #include "cli/process_symbolizer.h"
+#include "cli/progress.h"
 #include "cli/session.h"
 #include "cli/terminal_text.h"
 #include "cli/trace_loop.h"
+#include "cli/trace_setup.h"
 #include "cli/tracer.h"
 #include "trace/shared_memory.h"
 
@@ -108,7 +110,10 @@ int with_output_error(int status, int output_error) {
   return kExitFailure;
 }
 
-Outcome trace_command(const RunOptions& options, std::ostream& errors) {
+Outcome trace_command(const RunOptions& options, std::ostream& terminal) {
+  // Outlives everything that keeps the stream (the sessions).
+  Progress progress(terminal);
+  std::ostream& errors = progress.stream();
   if (options.command.empty()) {
     errors << "dprobe: error: no command to run (dprobe run [OPTIONS] -- CMD [ARGS])\n";
     return {2, 0};
@@ -123,51 +128,27 @@ Outcome trace_command(const RunOptions& options, std::ostream& errors) {
     errors << "dprobe: error: " << printable(traceable.error().message) << "\n";
     return {kExitNotRun, 0};
   }
-  DefinitionSources sources = options.sources;
-  sources.executable = executable;
-  auto set = load_definitions(sources, errors);
-  if (!set) return {kExitBadDefinition, 0};
-  auto disabled = disabled_ids(options.disabled, *set);
-  if (!disabled) {
-    errors << "dprobe: error: " << printable(disabled.error().message) << "\n";
-    return {kExitBadDefinition, 0};
-  }
-
-  OutputFile output;
-  if (!options.output.empty()) {
-    // "e": close-on-exec, so that the program does not inherit it.
-    output.file = std::fopen(options.output.c_str(), "we");
-    if (output.file == nullptr) {
-      output.file = stdout;
-      errors << "dprobe: error: " << printable(options.output) << ": " << std::strerror(errno)
-             << "\n";
-      return {kExitFailure, 0};
-    }
-  }
-
-  auto server = ControlServer::create();
-  if (!server) {
-    errors << "dprobe: error: control socket: " << server.error().message << "\n";
-    return {kExitFailure, 0};
-  }
-  auto child =
-      launch(target->argv, executable, agent_library_path(), server->socket_path(), options.follow);
+  progress.start("reading the definitions");
+  auto trace = set_up_trace(options.trace, executable, errors);
+  progress.stop();
+  if (!trace) return {report(trace.error(), errors), 0};
+  auto child = launch(target->argv, executable, agent_library_path(), trace->server->socket_path(),
+                      options.trace.follow);
   if (!child) {
     errors << "dprobe: error: " << printable(child.error().message) << "\n";
     return {kExitNotRun, 0};
   }
+  // The program waits for its probes before its first instruction: none
+  // of its children is missed.
+  trace->watch_children(*child, options.trace.follow);
   g_child = *child;
   forward_signals();
 
-  SessionOptions session_options{options.buffer_size, options.max_threads};
-  session_options.optimize = options.optimize;
-  session_options.list_probes = options.list_probes;
-  TraceOptions trace{sources,     session_options,  options.format,
-                     output.file, options.disabled, options.follow};
-  if (!options.output.empty()) trace.out_name = options.output;
-  Tracer tracer(*server, std::move(trace), std::move(*set), errors);
-  auto session =
-      Session::open(*server, *child, tracer.first_set(), executable, session_options, errors);
+  Tracer& tracer = *trace->tracer;
+  progress.start("arming " + std::to_string(tracer.first_set().specs().size()) + " probes");
+  auto session = Session::open(*trace->server, *child, tracer.first_set(), executable,
+                               options.trace.session, errors);
+  progress.stop();
   if (!session) {
     kill_and_reap(*child);
     return {session.error(), 0};
@@ -176,20 +157,10 @@ Outcome trace_command(const RunOptions& options, std::ostream& errors) {
   tracer.start(*child);
   Outcome outcome = wait_for(*child);
   // Like strace -f: the trace ends when the last followed process does.
-  while (options.follow && !g_interrupted && !tracer.all_ended()) {
+  while (options.trace.follow && !g_interrupted && !tracer.all_ended()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  tracer.finish();
-  int output_error = tracer.output_error();
-  if (options.profile) {
-    tracer.print_profile(stdout);
-    errno = 0;
-    const int error = std::fflush(stdout) != 0 || std::ferror(stdout) ? errno : 0;
-    if (error != 0 && error != EPIPE) {
-      errors << "dprobe: error: standard output: " << std::strerror(error) << "\n";
-    }
-    if (output_error == 0) output_error = error;
-  }
+  const int output_error = finish_trace(*trace, options.trace, errors);
   outcome.status = with_output_error(outcome.status, output_error);
   return outcome;
 }

@@ -1,7 +1,6 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `dprobe run [-e DEF]... [-f FILE] [-o OUT] [--json] [--profile]
-//  [--buffer-size N] [--disable EVENT]... -- CMD [ARGS]`: starts CMD with
+// `dprobe run [TRACE OPTIONS] -- CMD [ARGS]` (trace_options.h): starts CMD with
 // the agent preloaded, has every probe armed before CMD's main runs,
 // streams the hits as trace lines, and exits with CMD's exit status once
 // all output is written; a CMD killed by a signal has dprobe killed by the
@@ -16,28 +15,16 @@
 #ifndef DPROBE_CLI_RUN_COMMAND_H_
 #define DPROBE_CLI_RUN_COMMAND_H_
 
-#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-#include "cli/definitions.h"
-#include "cli/trace_loop.h"
-#include "cli/trace_reader.h"
+#include "cli/trace_options.h"
 
 namespace dprobe::cli {
 
 struct RunOptions {
-  DefinitionSources sources;
-  std::string output;  // empty: stdout
-  OutputFormat format = OutputFormat::kText;
-  bool profile = false;
-  uint64_t buffer_size = 1u << 20;    // ring bytes per thread, a power of two
-  uint32_t max_threads = 256;         // threads that can trace at once
-  bool optimize = true;               // --no-optimize: breakpoints only
-  bool list_probes = false;           // --probes
-  std::vector<std::string> disabled;  // [GRP/]EVENT to start disabled
-  bool follow = false;                // trace the children too
+  TraceSettings trace;  // the options every tracing subcommand shares
   std::vector<std::string> command;
 };
 

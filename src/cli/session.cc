@@ -61,7 +61,8 @@ Session::Session(Session&& other) noexcept
       memory_(other.memory_),
       events_(std::move(other.events_)),
       set_(other.set_),
-      errors_(other.errors_) {
+      errors_(other.errors_),
+      pending_(std::move(other.pending_)) {
   // Moved only before go(): no serving thread holds the old one yet.
   other.socket_ = -1;
 }
@@ -118,6 +119,7 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
     errors << "dprobe: pending: " << event.group << "/" << event.name << ": "
            << set.specs()[i].point.target.object << " is not loaded yet; armed when it is\n";
   }
+  pending_ = plan->pending;
   set_ = &set;
   errors_ = &errors;
   return arm(set, std::move(plan->requests), options, errors);
@@ -233,11 +235,26 @@ void Session::objects_changed(const protocol::ObjectsChanged& changed) {
   protocol::Probes probes;
   auto plan = plan_probes(*set_, *objects_, *resolver_, &changed.loaded);
   if (plan) {
+    placed(plan->requests);
     probes.probes = std::move(plan->requests);
   } else {
     for (const lang::ProbeError& error : plan.error()) *errors_ << render_error_safely(error);
   }
   (void)protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
+}
+
+std::vector<size_t> Session::pending() const {
+  std::lock_guard lock(pending_mutex_);
+  return pending_;
+}
+
+void Session::placed(const std::vector<protocol::ProbeRequest>& requests) {
+  std::lock_guard lock(pending_mutex_);
+  std::erase_if(pending_, [&](size_t i) {
+    return std::any_of(requests.begin(), requests.end(), [&](const auto& request) {
+      return request.spec.event.id == set_->specs()[i].event.id;
+    });
+  });
 }
 
 void Session::report_failures(const protocol::ArmReport& report) {

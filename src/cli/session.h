@@ -71,6 +71,9 @@ class Session {
   const trace::TraceMemory& memory() const { return *memory_; }
   const std::vector<trace::EventDesc>& events() const { return events_; }
   const trace::Symbolizer& symbolizer() const { return *symbolizer_; }
+  // The definitions (indices into the set) whose object has not been
+  // loaded in the process so far: placed when it is.
+  std::vector<size_t> pending() const;
 
   // Lets the program run, probes armed; from then on a thread serves the
   // agent (objects loaded later get their pending probes).
@@ -88,6 +91,7 @@ class Session {
   void serve();
   void objects_changed(const protocol::ObjectsChanged& changed);
   void report_failures(const protocol::ArmReport& report);
+  void placed(const std::vector<protocol::ProbeRequest>& requests);
 
   int socket_ = -1;
   pid_t pid_ = 0;
@@ -107,6 +111,8 @@ class Session {
   std::condition_variable detached_cv_;
   bool detached_ = false;
   std::atomic<bool> ended_{false};
+  mutable std::mutex pending_mutex_;  // the serving thread places them
+  std::vector<size_t> pending_;
 };
 
 }  // namespace dprobe::cli

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -107,6 +108,7 @@ void Tracer::let_go(Traced& traced) {
     traced.counts.push_back(count_of(traced, i));
   }
   lost_.add(*traced.reader);
+  note_pending(traced);
   const std::vector<std::string> problems = traced.reader->problems();
   problems_.insert(problems_.end(), problems.begin(), problems.end());
   traced.ended = true;
@@ -201,6 +203,7 @@ void Tracer::finish() {
     const std::vector<std::string> more = traced->reader->problems();
     problems.insert(problems.end(), more.begin(), more.end());
     lost.add(*traced->reader);
+    note_pending(*traced);
   }
   if (output_error_ != 0 && output_error_ != EPIPE) {
     errors_ << "dprobe: error: " << printable(options_.out_name) << ": "
@@ -210,6 +213,27 @@ void Tracer::finish() {
     errors_ << "dprobe: warning: " << printable(problem) << "\n";
   }
   errors_ << lost_events_message(lost, options_.session.ring_bytes, options_.session.max_threads);
+}
+
+void Tracer::note_pending(const Traced& traced) {
+  const std::vector<size_t> pending = traced.session->pending();
+  for (size_t i = 0; i < traced.set->specs().size(); ++i) {
+    const trace::ProbeSpec& spec = traced.set->specs()[i];
+    const std::string key = spec.event.group + "/" + spec.event.name;
+    if (std::find(pending.begin(), pending.end(), i) == pending.end()) {
+      placed_.insert(key);
+    } else {
+      pending_.emplace(key, spec.point.target.object);
+    }
+  }
+}
+
+std::vector<Tracer::Pending> Tracer::stayed_pending() const {
+  std::vector<Pending> stayed;
+  for (const auto& [event, object] : pending_) {
+    if (placed_.count(event) == 0) stayed.push_back({event, object});
+  }
+  return stayed;
 }
 
 void LostCounts::add(const TraceReader& reader) {

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -86,6 +87,13 @@ class Tracer {
   // After finish(): 0, or the errno of the write that made the trace stop
   // (EPIPE: its reader went away, as `dprobe run ... | head` does).
   int output_error() const { return output_error_; }
+  // After finish(): the events no process of the trace placed, their
+  // object never loaded there, as GRP/EVENT and OBJ.
+  struct Pending {
+    std::string event;
+    std::string object;
+  };
+  std::vector<Pending> stayed_pending() const;
 
  private:
   // One process. When its session has ended and its rings are read to the
@@ -108,6 +116,7 @@ class Tracer {
   size_t drain_pass(bool final = false);
   void let_go(Traced& traced);
   std::pair<uint64_t, uint64_t> count_of(const Traced& traced, size_t spec) const;
+  void note_pending(const Traced& traced);
 
   ControlServer& server_;
   TraceOptions options_;
@@ -121,6 +130,8 @@ class Tracer {
   LostCounts lost_;
   int output_error_ = 0;  // written by the drainer under mutex_
   std::vector<std::string> problems_;
+  std::map<std::string, std::string> pending_;  // GRP/EVENT -> OBJ, pending somewhere
+  std::set<std::string> placed_;                // GRP/EVENT placed somewhere
   std::atomic<bool> stop_{false};
   std::thread drainer_;
   std::thread acceptor_;

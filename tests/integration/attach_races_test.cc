@@ -77,7 +77,7 @@ TEST(AttachRaces, ProcessWhoseMainThreadExitedIsAttachedThroughALiveThread) {
                                        kSleeperProbe, "--duration", "0.5", "--profile"});
   EXPECT_EQ(attach.status, 0) << attach;
   EXPECT_THAT(attach.err, Not(HasSubstr("exited"))) << attach;
-  const auto row = profile_row(parse_profile(attach.out), "s");
+  const auto row = profile_row(parse_profile(attach.err), "s");
   EXPECT_TRUE(row && row->hits > 0) << attach;
   EXPECT_EQ(target.wait(30s), 0);
   EXPECT_THAT(target.out(), HasSubstr("attach_sleeper: worker calls")) << target.out();
@@ -161,7 +161,7 @@ TEST(AttachRaces, RefusedAttachLeavesNoSocketInTheTarget) {
   const RunResult attach = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
                                        "p:g/b busy_probe", "--duration", "0.3", "--profile"});
   EXPECT_EQ(attach.status, 0) << attach;
-  const auto row = profile_row(parse_profile(attach.out), "b");
+  const auto row = profile_row(parse_profile(attach.err), "b");
   EXPECT_TRUE(row && row->hits > 0) << attach;
   EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, 5s));
   EXPECT_TRUE(process_running(target.pid()));

@@ -71,7 +71,7 @@ std::vector<std::string> attach_args(pid_t pid, const std::string& duration,
 }
 
 uint64_t busy_hits(const RunResult& run) {
-  const auto row = profile_row(parse_profile(run.out), "busy");
+  const auto row = profile_row(parse_profile(run.err), "busy");
   return row ? row->hits : 0;
 }
 

@@ -157,7 +157,7 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   const RunResult again = run_dprobe({"attach", "-p", std::to_string(pid), "-e", kBusyProbe,
                                       "--duration", "0.2", "--profile", "-o", "/dev/null"});
   EXPECT_EQ(again.status, 0) << again;
-  const auto row = profile_row(parse_profile(again.out), "busy");
+  const auto row = profile_row(parse_profile(again.err), "busy");
   EXPECT_TRUE(row && row->hits > 0) << again;
   EXPECT_EQ(text_snapshot(pid), before);
   EXPECT_EQ(busy.wait(30s), 0) << busy.out().substr(0, 2000) << busy.err();

@@ -71,7 +71,7 @@ TEST(ForkExec, WithoutFollowTheChildRunsUntraced) {
     EXPECT_EQ(line.tid, pids.parent) << line;
     EXPECT_EQ(line.comm, "forks_O2") << line;
   }
-  EXPECT_EQ(hits_of(run.out, "work"), 2u) << run;
+  EXPECT_EQ(hits_of(run.err, "work"), 2u) << run;
 }
 
 TEST(ForkExec, WithFollowTheChildIsTracedUnderItsOwnPid) {
@@ -89,7 +89,7 @@ TEST(ForkExec, WithFollowTheChildIsTracedUnderItsOwnPid) {
   ASSERT_EQ(child.size(), 1u) << run;
   EXPECT_EQ(child[0].arg("who"), "2");
   EXPECT_EQ(child[0].comm, "forks_O2");
-  EXPECT_EQ(hits_of(run.out, "work"), 3u) << run;
+  EXPECT_EQ(hits_of(run.err, "work"), 3u) << run;
   // One trace, as the kernel's: the processes' lines in time order, the
   // child's call (who=2) between the parent's two.
   EXPECT_EQ(who_values(lines), (std::vector<std::string>{"1", "2", "3"})) << run;
@@ -128,13 +128,13 @@ TEST_P(ForkExecFollow, AChildThatExecsIsTracedOnlyWithFollow) {
     EXPECT_EQ(slept[0].tid, pids.child);
     EXPECT_TRUE(slept[0].location.starts_with("clock_nanosleep+0x0/")) << slept[0];
     EXPECT_THAT(run.err, HasSubstr(unresolved)) << run;
-    EXPECT_EQ(hits_of(run.out, "sleep"), 1u) << run;
+    EXPECT_EQ(hits_of(run.err, "sleep"), 1u) << run;
   } else {
     EXPECT_TRUE(slept.empty()) << run;
     EXPECT_THAT(run.err, Not(HasSubstr("not probed there"))) << run;
-    EXPECT_EQ(hits_of(run.out, "sleep"), 0u) << run;
+    EXPECT_EQ(hits_of(run.err, "sleep"), 0u) << run;
   }
-  EXPECT_EQ(hits_of(run.out, "work"), 2u) << run;
+  EXPECT_EQ(hits_of(run.err, "work"), 2u) << run;
 }
 
 // The traced process itself execs: the same pid, traced on in the new
@@ -160,8 +160,8 @@ TEST_P(ForkExecFollow, AProcessThatExecsIsTracedInTheNewProgram) {
   EXPECT_THAT(run.err,
               HasSubstr(" (pid " + std::to_string(*pid) + "): not probed there: " + kWork + "\n"))
       << run;
-  EXPECT_EQ(hits_of(run.out, "work"), 1u) << run;
-  EXPECT_EQ(hits_of(run.out, "sleep"), 1u) << run;
+  EXPECT_EQ(hits_of(run.err, "work"), 1u) << run;
+  EXPECT_EQ(hits_of(run.err, "sleep"), 1u) << run;
 }
 
 // Exec into a program that has work too, which then forks: the new
@@ -226,12 +226,12 @@ TEST_P(ForkExecFollow, AChildLoadingLibrariesLeavesTheParentsProbesAlone) {
       ASSERT_EQ(child[i].event, plugin ? "f" : "work") << child[i];
       ASSERT_EQ(plugin ? child[i].arg("x") : child[i].arg("who"), plugin ? "10" : "2") << child[i];
     }
-    EXPECT_EQ(hits_of(run.out, "f"), 200u) << run;
-    EXPECT_EQ(hits_of(run.out, "work"), *calls + 200) << run;
+    EXPECT_EQ(hits_of(run.err, "f"), 200u) << run;
+    EXPECT_EQ(hits_of(run.err, "work"), *calls + 200) << run;
   } else {
     EXPECT_TRUE(child.empty()) << run;
-    EXPECT_EQ(hits_of(run.out, "f"), 0u) << run;
-    EXPECT_EQ(hits_of(run.out, "work"), *calls) << run;
+    EXPECT_EQ(hits_of(run.err, "f"), 0u) << run;
+    EXPECT_EQ(hits_of(run.err, "work"), *calls) << run;
   }
   EXPECT_EQ(lines.size(), parent.size() + child.size()) << "no line of a third process";
 }

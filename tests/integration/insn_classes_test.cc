@@ -122,7 +122,7 @@ TEST_P(InsnClass, ProbedInstructionRunsRightAndCountsEveryHit) {
       EXPECT_THAT(line.location, ::testing::StartsWith(s.symbol + "+" + hex(s.offset) + "/"));
     }
   }
-  const auto row = profile_row(parse_profile(run.out), s.name);
+  const auto row = profile_row(parse_profile(run.err), s.name);
   ASSERT_TRUE(row) << run;
   EXPECT_EQ(row->hits, s.hits);
   EXPECT_EQ(row->misses, 0u);
@@ -154,7 +154,7 @@ TEST_P(InsnClasses, AllSitesAtOnce) {
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.out, HasSubstr(kOk)) << run;
   const auto lines = parse_trace(run.out);
-  const auto rows = parse_profile(run.out);
+  const auto rows = parse_profile(run.err);
   for (const auto& [name, s] : sites(level())) {
     EXPECT_EQ(lines_of(lines, name).size(), s.hits) << name;
     const auto row = profile_row(rows, name);
@@ -270,7 +270,7 @@ TEST_P(EveryInstruction, OfEveryFunctionOfArgs) {
       run_dprobe({"run", "-f", dir.file("defs"), "--profile", "-o", dir.file("trace"), "--", path});
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("args: ok\n")) << run;
-  const auto rows = parse_profile(run.out);
+  const auto rows = parse_profile(run.err);
   for (const auto& [symbol, insns] : functions) {
     const uint64_t calls = kArgsCalls.at(symbol);
     for (const DisassembledInsn& insn : insns) {

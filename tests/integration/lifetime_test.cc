@@ -58,7 +58,7 @@ TEST_P(Lifetime, ProbesOnMallocAndFreeInAThreadedProgram) {
       {exe("threads"), "4", "1000"}, {"--profile", "-o", dir.file("trace")});
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("threads: ok\n")) << run;
-  const auto rows = parse_profile(run.out);
+  const auto rows = parse_profile(run.err);
   const auto malloc_row = profile_row(rows, "malloc");
   ASSERT_TRUE(malloc_row) << run;
   EXPECT_GE(malloc_row->hits, 1u) << "printf's buffer at least";

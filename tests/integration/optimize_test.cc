@@ -47,7 +47,7 @@ Placed place_busy_probe(const std::vector<std::string>& extra) {
     placed.first_byte = first_byte(pid, *probe);
   dprobe.wait(30s);
   placed.err = dprobe.err();
-  if (const auto row = profile_row(parse_profile(dprobe.out()), "busy")) placed.hits = row->hits;
+  if (const auto row = profile_row(parse_profile(dprobe.err()), "busy")) placed.hits = row->hits;
   return placed;
 }
 
@@ -80,7 +80,7 @@ TEST(Optimize, AProbeInsideAnothersDisplacedBytesKeepsBothWorking) {
                  {"--probes", "--profile", "-o", dir.file("trace")});
   ASSERT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.err, HasSubstr("another probe is inside the instructions it displaces")) << run;
-  const auto rows = parse_profile(run.out);
+  const auto rows = parse_profile(run.err);
   const auto a = profile_row(rows, "a");
   const auto b = profile_row(rows, "b");
   ASSERT_TRUE(a && b) << run;

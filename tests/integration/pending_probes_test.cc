@@ -64,7 +64,7 @@ TEST(PendingProbes, ArmedOnEveryLoadOfALibraryNamedByFileName) {
       << run;
   EXPECT_THAT(run.out, HasSubstr("dl_host: done 50\n")) << run;
   expect_cycles(parse_trace(run.out), {"1", "2"}, 50);
-  EXPECT_EQ(hits_of(run.out, "f"), 100u) << run;
+  EXPECT_EQ(hits_of(run.err, "f"), 100u) << run;
 }
 
 TEST(PendingProbes, ArmedOnEveryLoadOfALibraryNamedByPath) {
@@ -73,7 +73,7 @@ TEST(PendingProbes, ArmedOnEveryLoadOfALibraryNamedByPath) {
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.err, HasSubstr("dprobe: pending: g/f: " + kPluginPath)) << run;
   expect_cycles(parse_trace(run.out), {"1", "2"}, 50);
-  EXPECT_EQ(hits_of(run.out, "f"), 100u) << run;
+  EXPECT_EQ(hits_of(run.err, "f"), 100u) << run;
 }
 
 // A probe that waits for its library next to one armed from the start:
@@ -93,8 +93,8 @@ TEST(PendingProbes, PendingAndStartupProbesTogether) {
     ASSERT_EQ(lines[i].event, event) << "line " << i << ": " << lines[i];
     ASSERT_EQ(lines[i].args.at(0).value, value) << "line " << i << ": " << lines[i];
   }
-  EXPECT_EQ(hits_of(run.out, "dlopen"), 40u) << run;
-  EXPECT_EQ(hits_of(run.out, "f"), 40u) << run;
+  EXPECT_EQ(hits_of(run.err, "dlopen"), 40u) << run;
+  EXPECT_EQ(hits_of(run.err, "f"), 40u) << run;
 }
 
 // The library's constructor runs inside dlopen, before it returns: the
@@ -106,7 +106,7 @@ TEST(PendingProbes, CallsInTheLibrarysConstructorAndDestructorAreTraced) {
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("dl_host: done 20\n")) << run;
   expect_cycles(parse_trace(run.out), {"-1", "1", "2", "-2"}, 20);
-  EXPECT_EQ(hits_of(run.out, "f"), 80u) << run;
+  EXPECT_EQ(hits_of(run.err, "f"), 80u) << run;
 }
 
 // 10,000 loads and unloads: every call counted, the program exits 0, and
@@ -120,7 +120,7 @@ TEST(PendingProbes, TenThousandLoadsExactCountsAndNoGrowth) {
                                    {"--profile", "-o", trace});
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("dl_host: done 10000\n")) << run;
-  EXPECT_EQ(hits_of(run.out, "f"), 20000u) << run;
+  EXPECT_EQ(hits_of(run.err, "f"), 20000u) << run;
   const auto lines = parse_trace(read_file(trace));
   expect_cycles(lines, {"1", "2"}, 10000);
   const auto rss_1000 = last_number_after(run.out, "dl_host: rss 1000 ");

@@ -40,7 +40,7 @@ TEST(RealPrograms, LsOpensTheDirectoriesItIsGiven) {
   EXPECT_THAT(lines[0].location, StartsWith("opendir+0x0/0x"));
   EXPECT_THAT(lines[0].args, ElementsAre(TraceArg{"path", "\"" + first + "\""}));
   EXPECT_THAT(lines[1].args, ElementsAre(TraceArg{"path", "\"" + second + "\""}));
-  const auto row = profile_row(parse_profile(run.out), "opendir");
+  const auto row = profile_row(parse_profile(run.err), "opendir");
   ASSERT_TRUE(row);
   EXPECT_EQ(row->hits, 2u);
 }
@@ -103,7 +103,7 @@ TEST(RealPrograms, Sqlite3SeveralStatements) {
   ASSERT_GE(prepares.size(), 1u) << run;
   EXPECT_EQ(prepares[0].arg("sql"),
             "\"create table t(x); insert into t values (41); select x + 1 from t;\"");
-  const auto step = profile_row(parse_profile(run.out), "step");
+  const auto step = profile_row(parse_profile(run.err), "step");
   ASSERT_TRUE(step) << run;
   EXPECT_GE(step->hits, 3u) << "one step at least per statement";
 }
@@ -130,7 +130,7 @@ TEST(RealPrograms, XzCompressesWithThePresetItIsGiven) {
   const auto codes = lines_of(lines, "code");
   ASSERT_GE(codes.size(), 1u) << run;
   EXPECT_EQ(codes.back().arg("action"), "3") << "the last call finishes (LZMA_FINISH)";
-  const auto row = profile_row(parse_profile(run.out), "code");
+  const auto row = profile_row(parse_profile(run.err), "code");
   ASSERT_TRUE(row);
   EXPECT_EQ(row->hits, codes.size());
   // The output decompresses to the input.

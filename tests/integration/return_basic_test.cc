@@ -231,7 +231,7 @@ TEST_P(ReturnBasic, ExactHitCountsAndNoMisses) {
   const RunResult result =
       run({"r:b/int ret_int", "r:b/neg ret_neg", "r:b/ptr ret_ptr", "r:b/leaf ret_leaf",
            "r:b/args8 args8 $arg8", "r:b/clobber clobber"});
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   const std::vector<std::pair<std::string, uint64_t>> expected = {
       {"int", 2 * kCalls}, {"neg", kCalls},   {"ptr", kCalls},
       {"leaf", kCalls},    {"args8", kCalls}, {"clobber", kCalls}};
@@ -305,7 +305,7 @@ TEST_P(ReturnBasic, SeveralReturnProbesBesideAnEntryProbeAllFireInOrder) {
     }
     EXPECT_THAT(returns, UnorderedElementsAre("out1", "out2", "out3")) << "call " << call;
   }
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   for (const char* event : {"in", "out1", "out2", "out3"}) {
     const auto row = profile_row(rows, event);
     ASSERT_TRUE(row) << event;

@@ -53,7 +53,7 @@ TEST_P(ReturnCoroutines, ProbedFrameLiveOnAnotherStackReturnsWhereItWasCalled) {
 
   // The coroutine's call: traced with its own values, or counted.
   const auto c_probed = lines_of(lines, "c_probed");
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   const auto c_row = profile_row(rows, "c_probed");
   ASSERT_TRUE(c_row) << result;
   EXPECT_EQ(c_row->hits, 1u);

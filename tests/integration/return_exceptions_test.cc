@@ -101,7 +101,7 @@ TEST_P(ReturnExceptions, CatchCatchesDestructorsRunUnwoundInstancesCounted) {
     expect_normal_returns(lines_of(lines, "bare"), "bare_thrower");
   }
 
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   const std::map<std::string, std::pair<uint64_t, uint64_t>> expected = {
       {"thrower", {kRounds * unwound.thrower + 6, kRounds * unwound.thrower}},
       {"bare", {kRounds * unwound.bare + 6, kRounds * unwound.bare}},

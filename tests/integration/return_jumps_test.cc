@@ -76,7 +76,7 @@ TEST_P(ReturnJumps, StaleInstancesAreCountedAndLaterReturnsTraced) {
           << line;
     }
   }
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   const auto jumper_row = profile_row(rows, "jumper");
   const auto other_row = profile_row(rows, "other");
   ASSERT_TRUE(jumper_row && other_row) << result;

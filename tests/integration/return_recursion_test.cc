@@ -59,7 +59,7 @@ class ReturnRecursion : public ::testing::TestWithParam<const char*> {
 
   static void expect_profile(const RunResult& result, const std::string& event, uint64_t hits,
                              uint64_t misses) {
-    const auto row = profile_row(parse_profile(result.out), event);
+    const auto row = profile_row(parse_profile(result.err), event);
     ASSERT_TRUE(row) << event << "\n" << result;
     EXPECT_EQ(row->hits, hits) << event;
     EXPECT_EQ(row->misses, misses) << event;

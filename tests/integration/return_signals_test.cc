@@ -50,7 +50,7 @@ class ReturnSignals : public ::testing::TestWithParam<const char*> {
 
   static void expect_profile(const RunResult& result, const std::string& event, uint64_t hits,
                              uint64_t misses) {
-    const auto row = profile_row(parse_profile(result.out), event);
+    const auto row = profile_row(parse_profile(result.err), event);
     ASSERT_TRUE(row) << event << "\n" << result;
     EXPECT_EQ(row->hits, hits) << event;
     EXPECT_EQ(row->misses, misses) << event;
@@ -143,7 +143,7 @@ TEST_P(ReturnSignals, TimerHandlerCallsAtRandomPointsEveryCallTracedOrCounted) {
   EXPECT_TRUE(open.empty()) << open.size() << " calls entered never returned";
   EXPECT_EQ(ins, outs);
   EXPECT_GT(handler_outs, 0u) << "some handler calls were traced";
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   const auto in = profile_row(rows, "in");
   const auto ret = profile_row(rows, "out");
   ASSERT_TRUE(in && ret) << result;

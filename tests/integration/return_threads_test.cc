@@ -69,7 +69,7 @@ void leaves_with_live_instances(const std::string& exe, const std::string& mode)
         << work[i];
   }
 
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   const auto nest_row = profile_row(rows, "nest");
   const auto work_row = profile_row(rows, "work");
   ASSERT_TRUE(nest_row && work_row) << result;
@@ -97,7 +97,7 @@ TEST_P(ReturnThreads, EightThreadsTenThousandReturnsEachExact) {
   ASSERT_EQ(result.status, 0) << result;
   EXPECT_THAT(result.out, HasSubstr("threads: ok\n")) << result;
   EXPECT_EQ(result.err, "") << result;
-  const auto row = profile_row(parse_profile(result.out), "work");
+  const auto row = profile_row(parse_profile(result.err), "work");
   ASSERT_TRUE(row) << result;
   EXPECT_EQ(row->hits, 80000u);
   EXPECT_EQ(row->misses, 0u);
@@ -137,7 +137,7 @@ TEST_P(ReturnThreads, MoreThreadsThanRingsEveryReturnTracedOrCounted) {
   ASSERT_EQ(result.status, 0) << result;
   EXPECT_THAT(result.out, HasSubstr("threads: ok\n")) << result;
   const auto lines = parse_trace(result.out);
-  const auto rows = parse_profile(result.out);
+  const auto rows = parse_profile(result.err);
   for (const char* event : {"work", "workin"}) {
     const auto row = profile_row(rows, event);
     ASSERT_TRUE(row) << event << "\n" << result;

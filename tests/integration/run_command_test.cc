@@ -121,8 +121,10 @@ TEST(RunOutput, ProfileHasTheKprobeProfileLayout) {
   std::snprintf(expected, sizeof(expected),
                 "  %-44s %15lu %15lu\n  %-44s %15lu %15lu\n  %-44s %15lu %15lu\n", "rec", 3ul, 0ul,
                 "never", 0ul, 0ul, "a_name_of_exactly_44_characters_long_xxxxxx", 2ul, 0ul);
-  EXPECT_THAT(run.out, HasSubstr(expected)) << run;
-  const auto rows = parse_profile(run.out);
+  EXPECT_THAT(run.err, HasSubstr(expected)) << run;
+  // stdout is the trace's and the program's: the profile is on stderr.
+  EXPECT_TRUE(parse_profile(run.out).empty()) << run;
+  const auto rows = parse_profile(run.err);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].event, "rec");
   EXPECT_EQ(rows[1].event, "never");
@@ -168,7 +170,7 @@ TEST(RunOutput, SeveralEventsOnOneAddress) {
   ASSERT_EQ(lines_of(lines, "rec2").size(), 3u);
   for (const TraceLine& line : lines_of(lines, "rec2"))
     EXPECT_EQ(line.arg("str"), "\"hello world\"") << line;
-  const auto rows = parse_profile(run.out);
+  const auto rows = parse_profile(run.err);
   for (const char* event : {"first", "second", "third"}) {
     const auto row = profile_row(rows, event);
     ASSERT_TRUE(row) << event;
@@ -187,7 +189,7 @@ TEST(RunOutput, DisabledEventsRecordNothing) {
   ASSERT_EQ(lines.size(), 1u) << run;
   EXPECT_EQ(lines[0].event, "b");
   EXPECT_EQ(lines[0].arg("b"), "2");
-  const auto rows = parse_profile(run.out);
+  const auto rows = parse_profile(run.err);
   ASSERT_EQ(rows.size(), 3u) << run;
   EXPECT_EQ(profile_row(rows, "a")->hits, 0u);
   EXPECT_EQ(profile_row(rows, "b")->hits, 1u);
@@ -221,7 +223,7 @@ TEST_P(ExitStatus, IsTheCommands) {
   ASSERT_EQ(lines.size(), 1u) << run;
   const std::string code = GetParam().args.size() > 1 ? GetParam().args[1] : "0";
   EXPECT_EQ(lines[0].arg("code"), code);
-  const auto row = profile_row(parse_profile(run.out), "marker");
+  const auto row = profile_row(parse_profile(run.err), "marker");
   ASSERT_TRUE(row) << run;
   EXPECT_EQ(row->hits, 1u);
   // The same ending without dprobe.

@@ -56,7 +56,7 @@ class Signals : public ::testing::TestWithParam<std::tuple<std::string, std::str
                   ElementsAre(TraceArg{"v", "0"}, TraceArg{"s", "(fault)"}, TraceArg{"a", "{0,0}"}))
           << line;
     }
-    const auto rows = parse_profile(result.out);
+    const auto rows = parse_profile(result.err);
     const auto probed_row = profile_row(rows, "probed");
     const auto peek_row = profile_row(rows, "peek");
     ASSERT_TRUE(probed_row && peek_row) << result;

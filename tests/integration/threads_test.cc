@@ -39,7 +39,7 @@ TEST_P(Threads, EveryHitOfEightThreadsIsCountedAndTraced) {
   EXPECT_THAT(run.err, Not(HasSubstr("lost"))) << run;
   EXPECT_EQ(run.err, "") << run;
 
-  const auto row = profile_row(parse_profile(run.out), "work");
+  const auto row = profile_row(parse_profile(run.err), "work");
   ASSERT_TRUE(row) << run;
   EXPECT_EQ(row->hits, kThreads * kCalls);
   EXPECT_EQ(row->misses, 0u);
@@ -83,7 +83,7 @@ TEST_P(Threads, LostEventsAreCountedNeverSilent) {
                                    {program(name()), "2", std::to_string(kCalls)},
                                    {"--profile", "--buffer-size", "4K", "-o", trace_file});
   ASSERT_EQ(run.status, 0) << run;
-  const auto row = profile_row(parse_profile(run.out), "work");
+  const auto row = profile_row(parse_profile(run.err), "work");
   ASSERT_TRUE(row) << run;
   EXPECT_EQ(row->hits, 2 * kCalls);
   const uint64_t traced = parse_trace(read_file(trace_file)).size();
@@ -109,7 +109,7 @@ TEST_P(Threads, ShortLivedThreadsOneAfterAnother) {
       {"--profile", "-o", trace_file});
   ASSERT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.out, HasSubstr("threads: ok\n")) << run;
-  const auto row = profile_row(parse_profile(run.out), "work");
+  const auto row = profile_row(parse_profile(run.err), "work");
   ASSERT_TRUE(row) << run;
   EXPECT_EQ(row->hits, kSerialThreads * kSerialCalls);
   const std::vector<TraceLine> lines = parse_trace(read_file(trace_file));

@@ -61,8 +61,8 @@ log_command() {
   printf '\n' >&2
 }
 
-# `dprobe run -o $TMP/trace ARGS`: the traced program's output (and the
-# profile) in $TMP/out, dprobe's errors in $TMP/err. Fails unless dprobe
+# `dprobe run -o $TMP/trace ARGS`: the traced program's output in
+# $TMP/out, dprobe's errors (and the profile) in $TMP/err. Fails unless dprobe
 # exits with EXPECTED_STATUS (default 0).
 trace() {
   run_dprobe run -o "$TMP/trace" "$@"
@@ -133,7 +133,7 @@ where_of() {  # EVENT [TRACE]
 
 # "HITS MISSES" of EVENT in the profile `dprobe run --profile` printed.
 profile_of() {  # EVENT
-  awk -v e="$1" '$1 == e && NF == 3 && $2 ~ /^[0-9]+$/ {print $2, $3}' "$TMP/out"
+  awk -v e="$1" '$1 == e && NF == 3 && $2 ~ /^[0-9]+$/ {print $2, $3}' "$TMP/err"
 }
 
 # ---- The build's data on the test programs ---------------------------------

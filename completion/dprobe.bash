@@ -1,0 +1,70 @@
+# Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#
+# Bash completion for dprobe(1): subcommands, their options, files after
+# -o/-f/-x, process ids after -p, and the command to trace after `--`.
+# Installed as share/bash-completion/completions/dprobe; or: source it.
+
+_dprobe() {
+  local cur prev words cword
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=${COMP_WORDS[COMP_CWORD - 1]}
+  words=("${COMP_WORDS[@]}")
+  cword=$COMP_CWORD
+
+  local trace_options="-e --event -f --file -o --output --json --profile --buffer-size
+    --max-threads --disable --no-optimize --probes --follow -h --help"
+  local subcommand="" i
+  for ((i = 1; i < cword; i++)); do
+    case ${words[i]} in
+      run | attach | check | list)
+        subcommand=${words[i]}
+        break
+        ;;
+    esac
+  done
+
+  # After `dprobe run ... --`: the command to trace and its arguments.
+  if [ "$subcommand" = run ]; then
+    local j
+    for ((j = i + 1; j < cword; j++)); do
+      if [ "${words[j]}" = -- ]; then
+        if [ $((j + 1)) -eq "$cword" ]; then
+          mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+        else
+          mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        fi
+        return 0
+      fi
+    done
+  fi
+
+  case $prev in
+    -o | --output | -f | --file)
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      return 0
+      ;;
+    -x | --exec)
+      mapfile -t COMPREPLY < <(compgen -c -- "$cur"; compgen -f -- "$cur")
+      return 0
+      ;;
+    -p | --pid)
+      mapfile -t COMPREPLY < <(compgen -W "$(cd /proc && printf '%s ' [0-9]*)" -- "$cur")
+      return 0
+      ;;
+    -e | --event | --buffer-size | --max-threads | --disable | --duration)
+      return 0  # a value of the user's own
+      ;;
+  esac
+
+  local options
+  case $subcommand in
+    "") options="run attach check list -h --help --version" ;;
+    run) options="$trace_options --" ;;
+    attach) options="-p --pid --duration $trace_options" ;;
+    check) options="-x --exec -e --event -f --file --format -h --help" ;;
+    list) options="-x --exec -h --help" ;;
+  esac
+  mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
+}
+
+complete -o default -F _dprobe dprobe

@@ -1,0 +1,107 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/trace_setup.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+
+#include "cli/terminal_text.h"
+
+namespace dprobe::cli {
+namespace {
+
+constexpr int kExitFailure = 1;
+
+// -o OUT opened close-on-exec ("e"): the program does not inherit it.
+Result<std::unique_ptr<OutputFile>, SetupFailure> open_output(const std::string& path) {
+  auto output = std::make_unique<OutputFile>();
+  if (path.empty()) return output;
+  output->file = std::fopen(path.c_str(), "we");
+  if (output->file == nullptr) {
+    output->file = stdout;
+    return unexpected(
+        SetupFailure{kExitFailure, printable(path) + ": " + std::string(std::strerror(errno))});
+  }
+  return output;
+}
+
+}  // namespace
+
+void TraceSetup::watch_children(pid_t root, bool follow) {
+  if (!follow) children = std::make_unique<ChildWatch>(root);
+}
+
+Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
+                                              const std::string& executable, std::ostream& errors) {
+  DefinitionSources sources = settings.sources;
+  sources.executable = executable;
+  auto set = load_definitions(sources, errors);
+  if (!set) return unexpected(SetupFailure{kExitBadDefinition, ""});
+  if (auto disabled = disabled_ids(settings.disabled, *set); !disabled) {
+    return unexpected(SetupFailure{kExitBadDefinition, printable(disabled.error().message)});
+  }
+  auto output = open_output(settings.output);
+  if (!output) return unexpected(output.error());
+  auto server = ControlServer::create();
+  if (!server) {
+    return unexpected(SetupFailure{kExitFailure, "control socket: " + server.error().message});
+  }
+  TraceSetup trace;
+  trace.output = std::move(*output);
+  trace.server = std::make_unique<ControlServer>(std::move(*server));
+  TraceOptions options{sources,           settings.session, settings.format, trace.output->file,
+                       settings.disabled, settings.follow};
+  if (!settings.output.empty()) options.out_name = settings.output;
+  trace.tracer =
+      std::make_unique<Tracer>(*trace.server, std::move(options), std::move(*set), errors);
+  return trace;
+}
+
+int report(const SetupFailure& failure, std::ostream& errors) {
+  if (!failure.message.empty()) errors << "dprobe: error: " << failure.message << "\n";
+  return failure.status;
+}
+
+int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream& errors) {
+  trace.tracer->finish();
+  if (settings.profile) {
+    // Never into the program's stdout, which is the trace's or its own.
+    errors.flush();
+    trace.tracer->print_profile(stderr);
+    std::fflush(stderr);
+  }
+  UntracedChildren children;
+  if (trace.children) children = trace.children->stop();
+  errors << untraced_children_message(children);
+  errors << stayed_pending_message(trace.tracer->stayed_pending(), children.count > 0);
+  return trace.tracer->output_error();
+}
+
+std::string stayed_pending_message(const std::vector<Tracer::Pending>& pending,
+                                   bool children_untraced) {
+  if (pending.empty()) return {};
+  // Grouped by object, in the order first named.
+  std::vector<std::pair<std::string, std::string>> objects;  // object, its events
+  for (const Tracer::Pending& probe : pending) {
+    auto found = std::find_if(objects.begin(), objects.end(),
+                              [&](const auto& object) { return object.first == probe.object; });
+    if (found == objects.end()) {
+      objects.emplace_back(probe.object, printable(probe.event));
+    } else {
+      found->second += ", " + printable(probe.event);
+    }
+  }
+  const bool one = pending.size() == 1;
+  std::string text = "dprobe: " + std::to_string(pending.size()) + (one ? " probe" : " probes") +
+                     " stayed pending:";
+  for (size_t i = 0; i < objects.size(); ++i) {
+    text += (i == 0 ? " " : "; ") + printable(objects[i].first) + " never loaded (" +
+            objects[i].second + ")";
+  }
+  if (children_untraced) text += "; a child process may have loaded it: --follow traces children";
+  return text + "\n";
+}
+
+}  // namespace dprobe::cli
