@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -96,7 +97,9 @@ TEST_P(ReturnThreads, EightThreadsTenThousandReturnsEachExact) {
                  {"--profile", "--buffer-size", "4M", "-o", trace_file});
   ASSERT_EQ(result.status, 0) << result;
   EXPECT_THAT(result.out, HasSubstr("threads: ok\n")) << result;
-  EXPECT_EQ(result.err, "") << result;
+  // Nothing on stderr but the profile's one row: no warning.
+  EXPECT_EQ(parse_profile(result.err).size(), 1u) << result;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result;
   const auto row = profile_row(parse_profile(result.err), "work");
   ASSERT_TRUE(row) << result;
   EXPECT_EQ(row->hits, 80000u);
