@@ -82,10 +82,10 @@ std::vector<pid_t> children_in_proc(pid_t pid) {
 
 }  // namespace
 
-ChildWatch::ChildWatch(pid_t root) : root_(root) {
+ChildWatch::ChildWatch(pid_t root, bool process_events) : root_(root) {
   live_.insert(root);
   // Subscribed before the constructor returns: no fork after it is missed.
-  const int events = open_process_events();
+  const int events = process_events ? open_process_events() : -1;
   thread_ = std::thread([this, events] {
     if (events >= 0) {
       watch_events(events);

@@ -36,7 +36,8 @@ struct UntracedChildren {
 
 class ChildWatch {
  public:
-  explicit ChildWatch(pid_t root);
+  // `process_events`: try the kernel's first (false: poll /proc only).
+  explicit ChildWatch(pid_t root, bool process_events = true);
   ~ChildWatch();
   ChildWatch(const ChildWatch&) = delete;
   ChildWatch& operator=(const ChildWatch&) = delete;

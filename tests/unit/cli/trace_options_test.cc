@@ -171,6 +171,23 @@ TEST(Untraced, ChildWatchSeesAForkedChildAndItsProgram) {
   EXPECT_EQ(seen.count, 1u);
 }
 
+// Without the capability for process events: /proc, polled, sees a child
+// that lives through a poll, by the name of the program it execs.
+TEST(Untraced, ChildWatchPollingProc) {
+  ChildWatch watch(::getpid(), /*process_events=*/false);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::execl("/bin/sleep", "sleep", "0.2", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const UntracedChildren seen = watch.stop();
+  EXPECT_EQ(seen.count, 1u);
+  EXPECT_EQ(seen.names, std::vector<std::string>{"sleep"});
+}
+
 TEST(Progress, NothingWithoutATerminal) {
   std::ostringstream errors;
   {
