@@ -282,6 +282,7 @@ class Agent {
     auto registry = core::ProbeRegistry::create();
     if (!registry || !install_signal_handlers()) return false;
     state.registry.emplace(std::move(*registry));
+    state.registry->use_process_barrier();
     blacklist_unsafe_code(*state.registry);
     return true;
   }
@@ -313,6 +314,7 @@ class Agent {
     session_memory() = std::make_unique<trace::SharedMemory>(std::move(*shm));
     shm_ = session_memory().get();
     AgentState& state = agent_state();
+    memory->header().clock = static_cast<uint32_t>(choose_record_clock(probes.cycle_clock));
     state.memory.emplace(*memory);
     begin_trace_session();
     if (previous) {

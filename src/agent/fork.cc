@@ -23,6 +23,8 @@ void in_child() {
   Controller::forget_after_fork();
   thread_forked();
   if (!state.registry) return;  // never had a session: nothing is armed
+  state.registry->forked();
+  state.registry->use_process_barrier();
   // Without a descriptor of its own the child cannot touch its text: its
   // probes stay, recording nothing, and still resume correctly.
   if (!state.registry->reopen_text_patcher()) return;

@@ -126,8 +126,16 @@ void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
   t.has_ring = claim_slot(memory, t);
 }
 
+namespace {
+bool alive_here(uint32_t tid) noexcept {
+  return thread_alive(g_pid.load(std::memory_order_relaxed), tid);
+}
+}  // namespace
+
 void retire_exited_threads() noexcept {
-  const std::optional<trace::TraceMemory>& memory = agent_state().memory;
+  AgentState& state = agent_state();
+  if (state.registry) state.registry->reap_readers(alive_here);
+  const std::optional<trace::TraceMemory>& memory = state.memory;
   const uint32_t pid = g_pid.load(std::memory_order_relaxed);
   if (!memory) return;
   for (uint32_t i = 0; i < memory->slot_count(); ++i) {

@@ -1,19 +1,109 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "core/epoch.h"
 
+#include <linux/membarrier.h>
+
 #include <thread>
 
-namespace dprobe::core {
+#include "arch/runtime/raw_syscall.h"
 
-size_t EpochDomain::reclaim() {
+namespace dprobe::core {
+namespace {
+
+// Every domain and every fork of one gets a serial no thread has cached.
+std::atomic<uint64_t> g_next_serial{1};
+
+uint64_t parity_count(uint64_t counts, uint32_t parity) {
+  return (counts >> (32 * parity)) & 0xffffffffu;
+}
+
+}  // namespace
+
+EpochDomain::EpochDomain() : serial_(g_next_serial.fetch_add(1)) {}
+
+ReaderSlot* EpochDomain::claim_slot() noexcept {
+  // Raw: a probe on libc's gettid() must not be hit from inside a hit.
+  const auto tid = static_cast<uint32_t>(arch::raw_syscall(SYS_gettid));
+  ReaderSlot* slot = &shared_;
+  for (ReaderSlot& candidate : slots_) {
+    uint32_t free = 0;
+    if (candidate.owner.load(std::memory_order_relaxed) == 0 &&
+        candidate.owner.compare_exchange_strong(free, tid)) {
+      slot = &candidate;
+      break;
+    }
+  }
+  t_epoch_cache = {serial_.load(std::memory_order_relaxed), slot};
+  return slot;
+}
+
+bool EpochDomain::use_process_barrier() noexcept {
+  const bool registered = !arch::raw_failed(
+      arch::raw_syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0));
+  readers_fence_.store(!registered);
+  return registered;
+}
+
+void EpochDomain::forked() noexcept {
+  for (ReaderSlot& slot : slots_) {
+    slot.owner.store(0, std::memory_order_relaxed);
+    slot.counts.store(0, std::memory_order_relaxed);
+  }
+  shared_.counts.store(0, std::memory_order_relaxed);
+  serial_.store(g_next_serial.fetch_add(1));
+  // The registration belonged to the parent's address space.
+  readers_fence_.store(true);
+}
+
+void EpochDomain::reap(bool (*alive)(uint32_t tid)) noexcept {
+  for (ReaderSlot& slot : slots_) {
+    uint32_t owner = slot.owner.load(std::memory_order_relaxed);
+    // A thread that is gone left every reader it entered.
+    if (owner != 0 && slot.counts.load() == 0 && !alive(owner)) {
+      slot.owner.compare_exchange_strong(owner, 0);
+    }
+  }
+}
+
+uint32_t EpochDomain::owned_slots() const noexcept {
+  uint32_t owned = 0;
+  for (const ReaderSlot& slot : slots_) owned += slot.owner.load() != 0 ? 1 : 0;
+  return owned;
+}
+
+// Makes every reader's count visible to the loads that follow, and the
+// writer's unpublishing visible to every reader that enters after it.
+// False when that could not be done: the pass must flip nothing.
+bool EpochDomain::writer_barrier() noexcept {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (readers_fence_.load()) return true;  // the readers fence themselves
+  if (!arch::raw_failed(arch::raw_syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0))) {
+    return true;
+  }
+  // Cannot happen once registered. Readers fence from now on; the ones
+  // inside already are not known to be visible yet.
+  readers_fence_.store(true);
+  return false;
+}
+
+uint64_t EpochDomain::readers_of(uint32_t parity) const noexcept {
+  uint64_t readers = parity_count(shared_.counts.load(), parity);
+  for (const ReaderSlot& slot : slots_) {
+    readers += parity_count(slot.counts.load(std::memory_order_relaxed), parity);
+  }
+  return readers;
+}
+
+// Readers of the other parity entered before the last flip; while one is
+// left, nothing retired before that flip may go.
+size_t EpochDomain::flip_if_quiet(uint32_t epoch) {
   std::vector<std::unique_ptr<Retired>> freed;
   size_t waiting;
   {
     std::lock_guard lock(mutex_);
-    const uint32_t epoch = epoch_.load();
-    // Readers of the other parity entered before the last flip; while one
-    // is left, nothing retired before that flip may go.
-    if (counts_[(epoch & 1) ^ 1].load() != 0) return current_.size() + previous_.size();
+    if (epoch_.load() != epoch) return current_.size() + previous_.size();
+    if (!writer_barrier() || readers_of((epoch & 1) ^ 1) != 0)
+      return current_.size() + previous_.size();
     freed = std::move(previous_);
     previous_ = std::move(current_);
     current_.clear();
@@ -24,11 +114,20 @@ size_t EpochDomain::reclaim() {
   return waiting;
 }
 
+size_t EpochDomain::reclaim() {
+  {
+    std::lock_guard lock(mutex_);
+    // Nothing to free: no barrier to pay for.
+    if (current_.empty() && previous_.empty()) return 0;
+  }
+  return flip_if_quiet(epoch_.load());
+}
+
 bool EpochDomain::synchronize(std::chrono::milliseconds timeout) {
   const uint32_t start = epoch_.load();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (epoch_.load() - start < 2) {
-    reclaim();
+    flip_if_quiet(epoch_.load());
     if (epoch_.load() - start >= 2) break;
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -123,6 +123,14 @@ class ProbeRegistry {
   // Frees what trap handlers can no longer hold.
   void reclaim() { epochs_.reclaim(); }
 
+  // Readers (probe hits) enter without a fence once the process is
+  // registered with membarrier (core/epoch.h). Again in a forked child,
+  // after forked().
+  bool use_process_barrier() noexcept { return epochs_.use_process_barrier(); }
+  void forked() noexcept { epochs_.forked(); }
+  // Frees the reader slots of threads that are gone.
+  void reap_readers(bool (*alive)(uint32_t tid)) noexcept { epochs_.reap(alive); }
+
   // The trap handler's view, for as long as it lives.
   class Reader {
    public:
