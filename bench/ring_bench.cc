@@ -85,7 +85,7 @@ void BM_RingWriteAndDrain32(benchmark::State& state) {
   uint64_t seq = 0;
   uint64_t seen = 0;
   auto count = [&](const RecordHeader* header, std::span<const std::byte>) {
-    seen += header->timestamp_ns;
+    seen += header->timestamp;
   };
   for (auto _ : state) {
     write_event<32>(writer, seq, args);
@@ -110,7 +110,7 @@ class DrainThread {
  private:
   void run() {
     auto touch = [&](const RecordHeader* header, std::span<const std::byte>) {
-      last_seq_ = header->timestamp_ns;
+      last_seq_ = header->timestamp;
     };
     while (!stop_.load(std::memory_order_acquire)) delivered_ += reader_.drain(touch);
     delivered_ += reader_.drain(touch);

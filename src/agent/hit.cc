@@ -68,7 +68,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const S
                   ThreadTrace& thread, AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
-  const HitInfo hit{probe.address, monotonic_ns(), current_cpu()};
+  const HitInfo hit{probe.address, record_time(), current_cpu()};
   bool has_return_events = false;
   for (uint32_t id : probe.handlers) {
     const AgentEvent* event = state.events.find(id);

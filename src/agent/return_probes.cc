@@ -217,7 +217,7 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
     return;
   }
   const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),
-                                   thread.pid,    thread.tid, monotonic_ns()};
+                                   thread.pid,    thread.tid, record_time()};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);

@@ -5,12 +5,15 @@
 #include <link.h>
 #include <sched.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstring>
+
+#include "arch/runtime/raw_syscall.h"
 
 // glibc >= 2.35 registers an rseq area for every thread and exports where.
 extern "C" {
@@ -89,6 +92,21 @@ const char* thread_pointer() noexcept {
 void init_clock() {
   g_clock_gettime = reinterpret_cast<ClockGettime>(vdso_symbol(kClockName));
   g_getcpu = reinterpret_cast<GetCpu>(vdso_symbol(kGetCpuName));
+}
+
+trace::ClockKind choose_record_clock(bool cycles_wanted) noexcept {
+  bool cycles = cycles_wanted;
+#if defined(__x86_64__)
+  // A program may have made rdtsc fault (prctl PR_SET_TSC, as record-and-
+  // replay tools do): then the vDSO's clock, which knows, is the one.
+  int tsc_mode = 0;
+  if (arch::raw_syscall(SYS_prctl, PR_GET_TSC, arch::raw_arg(&tsc_mode)) != 0 ||
+      tsc_mode != PR_TSC_ENABLE) {
+    cycles = false;
+  }
+#endif
+  g_record_cycles.store(cycles, std::memory_order_relaxed);
+  return cycles ? trace::ClockKind::kCycles : trace::ClockKind::kMonotonic;
 }
 
 uint64_t monotonic_ns() noexcept {

@@ -2,21 +2,41 @@
 //
 // The time and the CPU for event records, read without a system call and
 // without calling into libc (whose clock_gettime the user may be probing):
-// the vDSO's own clock_gettime, found through the auxiliary vector, and the
-// CPU number glibc's restartable-sequences area keeps current.
+// the CPU's counter (a few ns), or else the vDSO's own clock_gettime (~20
+// ns), found through the auxiliary vector; and the CPU number glibc's
+// restartable-sequences area keeps current.
 //
-//   init_clock();                // once, at start-up
-//   uint64_t ns = monotonic_ns();  // on a hit
+//   init_clock();                             // once, at start-up
+//   choose_record_clock(probes.cycle_clock);  // at each session's start
+//   uint64_t t = record_time();               // on a hit
 #ifndef DPROBE_AGENT_VDSO_H_
 #define DPROBE_AGENT_VDSO_H_
 
+#include <atomic>
 #include <cstdint>
+
+#include "arch/runtime/cycle_counter.h"
+#include "trace/trace_clock.h"
 
 namespace dprobe::agent {
 
 void init_clock();
 uint64_t monotonic_ns() noexcept;
 uint32_t current_cpu() noexcept;
+
+// The time a record carries: the CPU's counter where the CLI asked for it
+// and this process may read it (the CLI converts it), CLOCK_MONOTONIC
+// otherwise. Returns the clock chosen.
+trace::ClockKind choose_record_clock(bool cycles_wanted) noexcept;
+inline uint64_t record_time() noexcept;
+
+inline std::atomic<bool> g_record_cycles{false};
+
+uint64_t record_time() noexcept {
+  if (g_record_cycles.load(std::memory_order_relaxed)) [[likely]]
+    return arch::read_cycle_counter();
+  return monotonic_ns();
+}
 
 }  // namespace dprobe::agent
 

@@ -13,6 +13,7 @@
 #include "cli/definitions.h"
 #include "cli/probe_list.h"
 #include "cli/terminal_text.h"
+#include "cli/trace_clock.h"
 #include "protocol/channel.h"
 
 namespace dprobe::cli {
@@ -138,6 +139,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
                           return_probes,
                           event_slots,
                           options.optimize,
+                          TraceClock::get().has_cycles(),
                           std::move(requests)};
   list_probes_ = options.list_probes;
   if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));

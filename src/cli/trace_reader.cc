@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cli/line_writer.h"
+#include "cli/trace_clock.h"
 
 namespace dprobe::cli {
 
@@ -53,6 +54,8 @@ size_t TraceReader::poll() {
 
 size_t TraceReader::collect(TracePass& pass) {
   const size_t before = pass.size();
+  // The kernel may have adjusted its conversion since the last pass.
+  formatter_.set_scale(TraceClock::get().scale(memory_.clock()));
   for (uint32_t i = 0; i < memory_.slot_count(); ++i) drain_slot(i, pass);
   observe_slotless();
   return pass.size() - before;
@@ -138,7 +141,7 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   } else {
     formatter_.format_text(event, record, slot.comm, text);
   }
-  pass.add(header->timestamp_ns, begin, text.size());
+  pass.add(formatter_.timestamp_ns(*header), begin, text.size());
 }
 
 int TracePass::write(std::FILE* out, uint64_t upto) {

@@ -28,13 +28,13 @@ enum class OutputFormat : uint8_t { kText, kJson };
 // The lines of one drain pass, from one reader or from several (the
 // processes of a trace), written out in time order: each ring is in order
 // already, the pass puts the rings together.
-// Now, on the clock the agent stamps records with (CLOCK_MONOTONIC).
+// Now, on CLOCK_MONOTONIC: how fast counters may plausibly grow.
 uint64_t monotonic_ns();
 
 class TracePass {
  public:
   std::string& text() { return text_; }
-  // The line text()[begin, end) happened at `timestamp`.
+  // The line text()[begin, end) happened at `timestamp` (trace-clock ns).
   void add(uint64_t timestamp, size_t begin, size_t end) {
     lines_.push_back({timestamp, begin, end});
   }

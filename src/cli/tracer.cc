@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "cli/terminal_text.h"
+#include "cli/trace_clock.h"
 
 namespace dprobe::cli {
 namespace {
@@ -73,10 +74,10 @@ void Tracer::start(pid_t root) {
 
 size_t Tracer::drain_pass(bool final) {
   std::lock_guard lock(mutex_);
-  // Records carry the time of their hit (CLOCK_MONOTONIC, as here) and are
-  // committed a moment later: what this pass may write is what happened
-  // before it began, less that moment.
-  const uint64_t upto = final ? UINT64_MAX : monotonic_ns() - kSettleNs;
+  // Records carry the time of their hit and are committed a moment later:
+  // what this pass may write is what happened before it began, less that
+  // moment.
+  const uint64_t upto = final ? UINT64_MAX : TraceClock::get().now_ns() - kSettleNs;
   if (const int request = take_tracing_request(); request != 0) {
     tracing_on_ = request == 1;
     for (auto& traced : traced_) {

@@ -142,6 +142,7 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.boolean(probes.return_probes);
   w.u32(probes.event_slots);
   w.boolean(probes.optimize);
+  w.boolean(probes.cycle_clock);
   w.u32(static_cast<uint32_t>(probes.probes.size()));
   for (const ProbeRequest& probe : probes.probes) {
     w.u64(probe.address);
@@ -160,6 +161,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   probes.return_probes = r.boolean();
   probes.event_slots = r.u32();
   probes.optimize = r.boolean();
+  probes.cycle_clock = r.boolean();
   const uint32_t count = r.count(kMinProbeBytes);
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     ProbeRequest probe;

@@ -76,6 +76,7 @@ struct Probes {
   bool return_probes = false;    // some definition, maybe pending, is a return probe
   uint32_t event_slots = 0;      // event ids are below this, pending ones included
   bool optimize = true;          // jump-optimize where safe (--no-optimize: breakpoints only)
+  bool cycle_clock = false;      // stamp records with the CPU's counter (trace/trace_clock.h)
   std::vector<ProbeRequest> probes;
 };
 

@@ -168,9 +168,9 @@ class TextLine {
 
   // "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: ", the kernel's line head with
   // the flags column fixed.
-  void header(std::string_view comm, std::string_view event) {
+  void header(std::string_view comm, std::string_view event, uint64_t ns) {
     const RecordHeader& h = record_.header();
-    const Timestamp ts = split_timestamp(h.timestamp_ns);
+    const Timestamp ts = split_timestamp(ns);
     append_padded(out_, comm, 16, ' ');
     out_.push_back('-');
     append_left_aligned(out_, digits(fmt::format_int(h.tid)), 7);
@@ -287,9 +287,9 @@ class JsonLine {
   JsonLine(const RecordView& record, const Symbolizer* symbolizer, std::string& out)
       : record_(record), symbolizer_(symbolizer), out_(out) {}
 
-  void header(const EventDesc& ev, std::string_view comm) {
+  void header(const EventDesc& ev, std::string_view comm, uint64_t ns) {
     const RecordHeader& h = record_.header();
-    const Timestamp ts = split_timestamp(h.timestamp_ns);
+    const Timestamp ts = split_timestamp(ns);
     out_.append("{\"ts\":", 6);
     append_decimal(out_, ts.seconds);
     out_.push_back('.');
@@ -426,7 +426,7 @@ void TraceFormatter::format_text(const EventDesc& ev, std::span<const std::byte>
                                  std::string_view comm, std::string& out) const {
   const RecordView view(record);
   TextLine line(view, symbolizer_, out);
-  line.header(comm, ev.name);
+  line.header(comm, ev.name, timestamp_ns(view.header()));
   line.ip_fields(ev);
   for (const EventArg& arg : ev.args) line.arg(arg);
   out.push_back('\n');
@@ -436,7 +436,7 @@ void TraceFormatter::format_json(const EventDesc& ev, std::span<const std::byte>
                                  std::string_view comm, std::string& out) const {
   const RecordView view(record);
   JsonLine line(view, symbolizer_, out);
-  line.header(ev, comm);
+  line.header(ev, comm, timestamp_ns(view.header()));
   line.ip_fields(ev);
   line.args(ev);
 }

@@ -24,7 +24,9 @@
 #include <string_view>
 
 #include "trace/event.h"
+#include "trace/record.h"
 #include "trace/symbolizer.h"
+#include "trace/trace_clock.h"
 
 namespace dprobe::trace {
 
@@ -32,6 +34,11 @@ class TraceFormatter {
  public:
   // `symbolizer` may be null, and must outlive the formatter otherwise.
   explicit TraceFormatter(const Symbolizer* symbolizer = nullptr) : symbolizer_(symbolizer) {}
+
+  // How the records' timestamps become trace-clock nanoseconds; taken as
+  // nanoseconds already until set.
+  void set_scale(const TimestampScale& scale) { scale_ = scale; }
+  uint64_t timestamp_ns(const RecordHeader& header) const { return scale_.to_ns(header.timestamp); }
 
   // Appends one ftrace line, '\n' included, byte for byte what the kernel
   // prints for a probe event:
@@ -51,6 +58,7 @@ class TraceFormatter {
 
  private:
   const Symbolizer* symbolizer_;
+  TimestampScale scale_;
 };
 
 }  // namespace dprobe::trace

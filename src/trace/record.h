@@ -18,12 +18,12 @@
 namespace dprobe::trace {
 
 struct RecordHeader {
-  uint16_t type;          // event id (common_type)
-  uint16_t size;          // bytes in the record, header and strings included
-  uint32_t cpu;           // common_cpu
-  uint32_t pid;           // common_pid: the process (tgid)
-  uint32_t tid;           // common_tid: the thread
-  uint64_t timestamp_ns;  // common_ts: CLOCK_MONOTONIC, as the kernel's trace clock
+  uint16_t type;       // event id (common_type)
+  uint16_t size;       // bytes in the record, header and strings included
+  uint32_t cpu;        // common_cpu
+  uint32_t pid;        // common_pid: the process (tgid)
+  uint32_t tid;        // common_tid: the thread
+  uint64_t timestamp;  // common_ts, raw: the session's ClockKind (trace/trace_clock.h)
 };
 static_assert(sizeof(RecordHeader) == 24);
 

@@ -22,17 +22,20 @@
 #include <cstdint>
 
 #include "base/result.h"
+#include "trace/trace_clock.h"
 
 namespace dprobe::trace {
 
 inline constexpr uint32_t kTraceMemoryMagic = 0x454d5244;  // "DRME"
-inline constexpr uint32_t kTraceMemoryVersion = 1;
+inline constexpr uint32_t kTraceMemoryVersion = 2;
 
 struct TraceMemoryHeader {
   uint32_t magic;
   uint32_t version;
   uint32_t slot_count;
   uint32_t event_slots;
+  uint32_t clock;  // a ClockKind (trace/trace_clock.h): what the records' timestamps count
+  uint32_t reserved;
   uint64_t ring_bytes;  // one ring block, control page included
   uint64_t counters_offset;
   uint64_t slots_offset;
@@ -84,6 +87,12 @@ class TraceMemory {
   // is read from it again.
   uint32_t slot_count() const { return slot_count_; }
   uint32_t event_slots() const { return event_slots_; }
+  // What the records' timestamps count; an unknown value is taken as
+  // CLOCK_MONOTONIC (the header is the other side's to write).
+  ClockKind clock() const {
+    return header_->clock == static_cast<uint32_t>(ClockKind::kCycles) ? ClockKind::kCycles
+                                                                       : ClockKind::kMonotonic;
+  }
   uint64_t ring_bytes() const { return ring_bytes_; }
 
   EventCounter& counter(uint32_t event_id) const { return counters_[event_id]; }

@@ -522,7 +522,7 @@ struct SequenceChecker {
   uint64_t gaps = 0;
   uint64_t bad = 0;
   void check(const RecordHeader* header, std::span<const std::byte> record) {
-    const uint64_t seq = header->timestamp_ns;
+    const uint64_t seq = header->timestamp;
     if (seq < next || record.size() != threaded_size(seq) ||
         load_field<uint64_t>(record.data(), static_cast<uint32_t>(record.size() - 8)) != ~seq) {
       ++bad;
