@@ -12,6 +12,7 @@
 
 #include "integration/dprobe_run.h"
 #include "integration/elf_tools.h"
+#include "integration/live_process.h"
 
 namespace dprobe::integration {
 namespace {
@@ -53,11 +54,14 @@ TEST(OutputContract, WithoutOutputFileStdoutHasTheTraceAndTheProgramsOutput) {
   EXPECT_THAT(run.out, Not(HasSubstr("dprobe:"))) << run;
 }
 
+// A child is named by the program it execs, read when it execs: one that
+// lives a few milliseconds may be gone by then on a loaded machine, and
+// keep its parent's name. These children live longer than that.
 TEST(Untraced, AChildThatExecsIsNamedWithWhatToDo) {
-  const RunResult run = run_traced({kWork}, {program("forks_O2"), "forkexec", "true"});
+  const RunResult run = run_traced({kWork}, {program("forks_O2"), "forkexec", "sleep", "0.2"});
   ASSERT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.err,
-              HasSubstr("dprobe: 1 child process ran untraced (true); --follow traces it\n"))
+              HasSubstr("dprobe: 1 child process ran untraced (sleep); --follow traces it\n"))
       << run;
 }
 
@@ -81,12 +85,31 @@ TEST(Untraced, NothingToSayWithFollowOrWithoutChildren) {
   EXPECT_THAT(alone.err, Not(HasSubstr("stayed pending"))) << alone;
 }
 
+// attach: the children the process starts while attached.
+TEST(Untraced, ChildrenStartedWhileAttached) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess shell({"/bin/sh", "-c", "echo ready; while :; do sleep 0.05; done"}, dir.file("out"),
+                    dir.file("err"));
+  ASSERT_TRUE(shell.wait_for_output("ready", std::chrono::seconds(10)));
+  const RunResult attach = run_dprobe({"attach", "-p", std::to_string(shell.pid()), "--duration",
+                                       "0.5", "-e", "p:g/opendir libc.so.6:opendir"});
+  ASSERT_EQ(attach.status, 0) << attach;
+  EXPECT_THAT(attach.err, HasSubstr(" child processes ran untraced (")) << attach;
+  EXPECT_THAT(attach.err, HasSubstr("sleep")) << attach;
+  EXPECT_THAT(attach.err, HasSubstr("); --follow traces them\n")) << attach;
+}
+
 // The case that motivated it: a library only a child of `sh -c` loads.
 TEST(Untraced, APendingProbeOnALibraryOnlyAChildLoads) {
   const std::string sqlite3 = find_tool("sqlite3");
   if (sqlite3.empty()) GTEST_SKIP() << "no sqlite3 in PATH (scripts/install-deps.sh installs it)";
   const std::string step = "p:sq/step libsqlite3.so.0:sqlite3_step";
-  const std::string script = sqlite3 + " :memory: 'select 1;' >/dev/null; true";
+  // A query of some 100 ms: sqlite3 is still there when its name is read.
+  const std::string script =
+      sqlite3 +
+      " :memory: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < "
+      "300000) select count(*) from c;' >/dev/null; true";
   const RunResult run = run_traced({step}, {"/bin/sh", "-c", script});
   ASSERT_EQ(run.status, 0) << run;
   EXPECT_TRUE(parse_trace(run.out).empty()) << run;
