@@ -8,7 +8,9 @@
 // The kernel's process events (the proc connector: every fork, exec and
 // exit as it happens, CAP_NET_ADMIN) see each child however short its
 // life; without that capability /proc is polled for the children of the
-// processes known, which misses a child that lives less than a poll.
+// processes known, which misses a child that lives less than a poll. A
+// child's name is read from /proc when it execs: one already gone keeps
+// its parent's.
 //
 //   ChildWatch children(root_pid);
 //   ... trace ...
