@@ -41,7 +41,7 @@ void record_event(const AgentEvent& event, const HitInfo& hit, const arch::Saved
                   ThreadTrace& thread, const trace::TraceMemory& memory) noexcept {
   trace::EventCounter& counter = memory.counter(event.desc.id);
   if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
-  counter.hits.fetch_add(1, std::memory_order_relaxed);
+  count_hit(thread, counter, event.desc.id);
   if (!thread.has_ring) {
     memory.header().slotless.fetch_add(1, std::memory_order_relaxed);
     counter.misses.fetch_add(1, std::memory_order_relaxed);

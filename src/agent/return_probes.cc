@@ -140,7 +140,7 @@ uint32_t live_instances_of(const core::Probe& probe, size_t handler, const Threa
 // The return events that may take an instance now; a miss for the others.
 // An instance names its events by their place among the probe's handlers,
 // in 64 bits: a return event placed past those is a miss on every hit.
-uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, ReturnMachinery& m,
+uint64_t admitted_handlers(const core::Probe& probe, ThreadTrace& thread, ReturnMachinery& m,
                            AgentState& state) noexcept {
   uint64_t admitted = 0;
   for (size_t k = 0; k < probe.handlers.size(); ++k) {
@@ -148,7 +148,7 @@ uint64_t admitted_handlers(const core::Probe& probe, const ThreadTrace& thread, 
     if (event == nullptr || !event->desc.is_return) continue;
     trace::EventCounter& counter = state.memory->counter(probe.handlers[k]);
     if (counter.disabled.load(std::memory_order_relaxed) != 0) continue;
-    counter.hits.fetch_add(1, std::memory_order_relaxed);
+    count_hit(thread, counter, probe.handlers[k]);
     const uint32_t limit = event->maxactive != 0 ? event->maxactive : kDefaultMaxActive;
     if (k < 64 && thread.return_depth < kMaxLivePerThread &&
         live_instances_of(probe, k, thread, m, limit) < limit) {

@@ -42,6 +42,14 @@ struct ThreadTrace {
   }
 };
 
+// Counts a hit of event `id`: in the thread's ring where it can (no cache
+// line shared with other threads), in the shared counter otherwise.
+inline void count_hit(ThreadTrace& thread, trace::EventCounter& shared, uint32_t id) noexcept {
+  if (thread.has_ring && thread.writer().count_hit(id)) [[likely]]
+    return;
+  shared.hits.fetch_add(1, std::memory_order_relaxed);
+}
+
 // The calling thread's state, zero until its first hit.
 ThreadTrace& current_thread();
 

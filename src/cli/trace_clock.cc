@@ -8,11 +8,16 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
+#include <thread>
 
 #include "arch/runtime/cycle_counter.h"
 
 namespace dprobe::cli {
 namespace {
+
+constexpr uint16_t kShift = 31;                 // ns per cycle below 2: counters from 0.5 GHz
+constexpr uint64_t kMinBaselineNs = 1'000'000;  // between anchors the slope is taken from
 
 uint64_t monotonic_now() {
   timespec now{};
@@ -20,9 +25,11 @@ uint64_t monotonic_now() {
   return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
-// The first page of a dummy software event on this process, or null. It
-// counts nothing; it is opened only for what its page says about time.
-const volatile perf_event_mmap_page* open_time_page() {
+// The kernel's multiplier and shift for the counter, from the first page of
+// a dummy software event on this process, where the kernel fills them in
+// (cap_user_time: its sched_clock runs on the counter, not on a paravirtual
+// clock as in many virtual machines).
+std::optional<trace::CycleConversion> kernel_slope() {
   perf_event_attr attr{};
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
@@ -30,70 +37,104 @@ const volatile perf_event_mmap_page* open_time_page() {
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0) return nullptr;
-  void* page = ::mmap(nullptr, static_cast<size_t>(::sysconf(_SC_PAGESIZE)), PROT_READ, MAP_SHARED,
-                      static_cast<int>(fd), 0);
-  ::close(static_cast<int>(fd));  // the mapping keeps the event
-  if (page == MAP_FAILED) return nullptr;
-  const auto* time_page = static_cast<const volatile perf_event_mmap_page*>(page);
-  if (time_page->cap_user_time == 0 || time_page->cap_user_time_zero == 0) {
-    ::munmap(page, static_cast<size_t>(::sysconf(_SC_PAGESIZE)));
-    return nullptr;
-  }
-  return time_page;
+  if (fd < 0) return std::nullopt;
+  const auto page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  void* mapped = ::mmap(nullptr, page_size, PROT_READ, MAP_SHARED, static_cast<int>(fd), 0);
+  ::close(static_cast<int>(fd));
+  if (mapped == MAP_FAILED) return std::nullopt;
+  const auto* page = static_cast<const volatile perf_event_mmap_page*>(mapped);
+  std::optional<trace::CycleConversion> slope;
+  uint32_t sequence;
+  do {  // under the page's sequence lock: the kernel may be rewriting it
+    sequence = page->lock;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (page->cap_user_time != 0 && page->time_mult != 0) {
+      trace::CycleConversion c;
+      c.mult = page->time_mult;
+      c.shift = page->time_shift;
+      slope = c;
+    }
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  } while (page->lock != sequence);
+  ::munmap(mapped, page_size);
+  return slope;
 }
 
 }  // namespace
 
-const TraceClock& TraceClock::get() {
-  static const TraceClock clock;
+std::optional<std::string> TraceClock::cycle_clocksource() {
+  std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string name;
+  if (!(in >> name)) return std::nullopt;
+#if defined(__x86_64__)
+  if (name == "tsc") return name;
+#elif defined(__aarch64__)
+  if (name == "arch_sys_counter") return name;
+#endif
+  return std::nullopt;
+}
+
+TraceClock& TraceClock::get() {
+  static TraceClock clock;
   return clock;
 }
 
-TraceClock::TraceClock() : page_(open_time_page()) {
-  if (page_ == nullptr) return;
-  // The offset at the moment the two clocks are read closest together.
+TraceClock::TraceClock() : has_cycles_(cycle_clocksource().has_value()) {
+  if (!has_cycles_) return;
+  kernel_slope_ = kernel_slope();
+  first_ = last_ = read_anchor();
+}
+
+// The counter and CLOCK_MONOTONIC read as close together as five tries get.
+TraceClock::Anchor TraceClock::read_anchor() {
+  Anchor best;
   uint64_t best_gap = UINT64_MAX;
   for (int i = 0; i < 5; ++i) {
     const uint64_t before = monotonic_now();
-    const uint64_t cycles = trace::cycles_to_ns(arch::read_cycle_counter(), conversion());
+    const uint64_t cycles = arch::read_cycle_counter();
     const uint64_t after = monotonic_now();
     if (after - before < best_gap) {
       best_gap = after - before;
-      monotonic_offset_ = static_cast<int64_t>(cycles - (before + (after - before) / 2));
+      best = {cycles, before + (after - before) / 2};
     }
   }
+  return best;
 }
 
-// Read under the page's sequence lock: the kernel may be rewriting it.
-trace::CycleConversion TraceClock::conversion() const {
+// ns = first.ns + (cycles - first.cycles) * slope, as zero + cycles * mult >> shift.
+void TraceClock::update_conversion() {
   trace::CycleConversion c;
-  uint32_t sequence;
-  do {
-    sequence = page_->lock;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    c.zero = page_->time_zero;
-    c.mult = page_->time_mult;
-    c.shift = page_->time_shift;
-    c.short_counter = page_->cap_user_time_short != 0;
-    c.cycles = page_->time_cycles;
-    c.mask = page_->time_mask;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-  } while (page_->lock != sequence);
-  return c;
+  if (kernel_slope_) {
+    c = *kernel_slope_;
+  } else {
+    const auto span_ns = static_cast<unsigned __int128>(last_.ns - first_.ns);
+    const uint64_t span_cycles = last_.cycles - first_.cycles;
+    c.shift = kShift;
+    c.mult = static_cast<uint32_t>((span_ns << kShift) / span_cycles);
+  }
+  c.zero = 0;
+  c.zero = first_.ns - trace::cycles_to_ns(first_.cycles, c);
+  conversion_ = c;
 }
 
-trace::TimestampScale TraceClock::scale(trace::ClockKind kind) const {
+trace::TimestampScale TraceClock::scale(trace::ClockKind kind) {
   trace::TimestampScale scale;
   scale.kind = kind;
-  if (kind == trace::ClockKind::kCycles && page_ != nullptr) scale.conversion = conversion();
-  scale.monotonic_offset = monotonic_offset_;
+  if (kind != trace::ClockKind::kCycles || !has_cycles_) return scale;
+  std::lock_guard lock(mutex_);
+  Anchor now = read_anchor();
+  if (!kernel_slope_ && now.ns - first_.ns < kMinBaselineNs) {
+    // Too short a baseline for a slope yet: wait the rest of a millisecond,
+    // once per run, at the first pass that has cycles to convert.
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kMinBaselineNs - (now.ns - first_.ns)));
+    now = read_anchor();
+  }
+  last_ = now;
+  update_conversion();
+  scale.conversion = conversion_;
   return scale;
 }
 
-uint64_t TraceClock::now_ns() const {
-  if (page_ == nullptr) return monotonic_now();
-  return trace::cycles_to_ns(arch::read_cycle_counter(), conversion());
-}
+uint64_t TraceClock::now_ns() const { return monotonic_now(); }
 
 }  // namespace dprobe::cli

@@ -61,6 +61,16 @@ size_t TraceReader::collect(TracePass& pass) {
   return pass.size() - before;
 }
 
+uint64_t TraceReader::hits(uint32_t id) const {
+  uint64_t hits = memory_.counter(id).hits.load(std::memory_order_relaxed);
+  if (id >= retired_hits_.size()) return hits;
+  hits += retired_hits_[id];
+  for (const Slot& slot : slots_) {
+    if (slot.reader) hits += slot.reader->hits(id);
+  }
+  return hits;
+}
+
 void TraceReader::observe_slotless() {
   slotless_.observe(memory_.header().slotless.load(std::memory_order_relaxed), monotonic_ns());
   if (slotless_.corrupt() && !slotless_said_) {
@@ -106,6 +116,7 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
   // Retired before this drain began: everything it wrote has been read.
   if (value == trace::kSlotRetired) {
     lost_retired_ += ring_lost(slot);
+    for (uint32_t id = 0; id < retired_hits_.size(); ++id) retired_hits_[id] += reader.hits(id);
     slot.reader.reset();
     free_slot(state, value);
   }

@@ -92,6 +92,9 @@ class TraceReader {
   // Hits dropped because every thread slot was taken (--max-threads).
   uint64_t lost_no_slot() const;
   uint32_t slot_count() const { return memory_.slot_count(); }
+  // Hits of event `id`, the profile's: the threads count them in their
+  // rings (trace::kRingCountedEvents), the rest in the shared counter.
+  uint64_t hits(uint32_t id) const;
   // Problems met (a corrupt ring): reported once each, never fatal. The
   // trace memory lives in the traced program, which can scribble over it:
   // a ring that cannot be read on is given up, the others go on.
@@ -122,6 +125,7 @@ class TraceReader {
   std::FILE* out_;
   std::vector<Slot> slots_;
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
+  std::vector<uint64_t> retired_hits_ = std::vector<uint64_t>(trace::kRingCountedEvents);
   PlausibleCount slotless_;
   bool slotless_said_ = false;
   uint64_t lost_rings_ = 0;

@@ -120,8 +120,10 @@ void Tracer::let_go(Traced& traced) {
 
 std::pair<uint64_t, uint64_t> Tracer::count_of(const Traced& traced, size_t spec) const {
   if (traced.ended) return traced.counts[spec];
-  const auto& counter = traced.session->memory().counter(traced.set->specs()[spec].event.id);
-  return {counter.hits.load(), counter.misses.load()};
+  const uint32_t id = traced.set->specs()[spec].event.id;
+  const auto& counter = traced.session->memory().counter(id);
+  const uint64_t hits = traced.reader ? traced.reader->hits(id) : counter.hits.load();
+  return {hits, counter.misses.load()};
 }
 
 void Tracer::drain_loop() {

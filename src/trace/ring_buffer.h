@@ -36,9 +36,13 @@
 namespace dprobe::trace {
 
 inline constexpr uint32_t kRingMagic = 0x474e5244;  // "DRNG" in memory order
-inline constexpr uint32_t kRingVersion = 1;
+inline constexpr uint32_t kRingVersion = 2;
 inline constexpr size_t kRingControlBytes = 4096;
 inline constexpr size_t kMinRingDataBytes = 4096;
+// Events with an id below this count their hits in the ring of the thread
+// that hit them (the profile adds the rings up); the others in the trace
+// memory's shared counter.
+inline constexpr uint32_t kRingCountedEvents = 256;
 
 // The control page. head, tail and the counters each get a cache line so
 // that the producer's stores never invalidate the line the consumer writes.
@@ -53,6 +57,9 @@ struct RingControl {
   alignas(64) std::atomic<uint64_t> tail;     // bytes ever consumed; consumer
   alignas(64) std::atomic<uint64_t> lost;     // records dropped; producer
   alignas(64) std::atomic<uint64_t> written;  // records committed; producer
+  // Hits per event id, the profile's: written by the producer alone, with
+  // plain stores, so that threads hitting one probe share no cache line.
+  alignas(64) std::atomic<uint64_t> hits[kRingCountedEvents];
 };
 // Two processes share these atomics, so they must be plain memory words.
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
@@ -140,6 +147,18 @@ class RingWriter {
     control_->head.store(head_, std::memory_order_release);
   }
 
+  // Counts a hit of event `id` in this thread's ring; false when the id is
+  // past the ring's counters (the caller counts it elsewhere). A nested hit
+  // on the same thread is turned away before it counts, so the load and the
+  // store cannot interleave with another.
+  bool count_hit(uint32_t id) noexcept {
+    if (id >= kRingCountedEvents) [[unlikely]]
+      return false;
+    std::atomic<uint64_t>& hits = control_->hits[id];
+    hits.store(hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return true;
+  }
+
   // Copies a whole record (header included) in; false when it was lost.
   bool write(const void* record, uint32_t size) noexcept {
     void* slot = reserve(size);
@@ -216,6 +235,10 @@ class RingReader {
 
   uint64_t lost() const { return control_->lost.load(std::memory_order_acquire); }
   uint64_t written() const { return control_->written.load(std::memory_order_acquire); }
+  // The hits the producer counted for event `id` (0 past kRingCountedEvents).
+  uint64_t hits(uint32_t id) const {
+    return id < kRingCountedEvents ? control_->hits[id].load(std::memory_order_relaxed) : 0;
+  }
   uint32_t pid() const { return control_->pid; }
   uint32_t tid() const { return control_->tid; }
   std::string_view comm() const;
