@@ -21,8 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -80,6 +83,31 @@ inline std::string program(std::string_view name) {
 
 // ---- Running ------------------------------------------------------------------
 
+// Whether the suite runs with breakpoints only: DPROBE_TEST_BREAKPOINTS set
+// (and not "0"), as ctest's integration_bp.* tests do (tests/CMakeLists.txt).
+// The same tests then check the engine every optimized probe falls back to.
+inline bool breakpoints_only() {
+  const char* value = std::getenv("DPROBE_TEST_BREAKPOINTS");
+  return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+}
+
+// `args` as run, with --no-optimize after every `dprobe run` and `dprobe
+// attach` when breakpoints_only(): dprobe may come after a wrapper (env,
+// prlimit), so it is looked for by path. A test that names the option
+// itself keeps it once.
+inline std::vector<std::string> with_probe_engine(std::vector<std::string> args) {
+  if (!breakpoints_only()) return args;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] != DPROBE_BINARY || (args[i + 1] != "run" && args[i + 1] != "attach")) continue;
+    const auto end = std::find(args.begin() + static_cast<ptrdiff_t>(i), args.end(), "--");
+    if (std::find(args.begin() + static_cast<ptrdiff_t>(i), end, "--no-optimize") == end) {
+      args.insert(args.begin() + static_cast<ptrdiff_t>(i) + 2, "--no-optimize");
+    }
+    break;
+  }
+  return args;
+}
+
 struct RunResult {
   bool started = false;
   bool timed_out = false;  // killed after the time limit: always a failure
@@ -109,7 +137,7 @@ inline RunResult run_program(const std::vector<std::string>& args,
   const std::string out_path = dir.file("stdout");
   const std::string err_path = dir.file("stderr");
 
-  std::vector<std::string> storage = args;
+  std::vector<std::string> storage = with_probe_engine(args);
   std::vector<char*> argv;
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);

@@ -57,7 +57,7 @@ class LiveProcess {
  public:
   LiveProcess(const std::vector<std::string>& args, std::string out_path, std::string err_path)
       : out_path_(std::move(out_path)), err_path_(std::move(err_path)) {
-    std::vector<std::string> storage = args;
+    std::vector<std::string> storage = with_probe_engine(args);
     std::vector<char*> argv;
     for (std::string& arg : storage) argv.push_back(arg.data());
     argv.push_back(nullptr);
