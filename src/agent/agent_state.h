@@ -16,15 +16,17 @@
 #include "core/probe_registry.h"
 #include "core/return_instances.h"
 #include "trace/event.h"
+#include "trace/fetch_exec.h"
 #include "trace/trace_memory.h"
 
 namespace dprobe::agent {
 
 struct AgentEvent {
   trace::EventDesc desc;
-  uint32_t max_record = 0;  // fixed part plus room for its strings
-  uint32_t maxactive = 0;   // return events: live instances per thread
-  uint32_t entry_args = 0;  // return events: $arg1..N to fetch at entry
+  uint32_t max_record = 0;          // fixed part plus room for its strings
+  uint32_t maxactive = 0;           // return events: live instances per thread
+  uint32_t entry_args = 0;          // return events: $arg1..N to fetch at entry
+  trace::RegisterFields registers;  // the fields, where registers alone make them
 };
 
 // Events by id. Probes name their handlers by event id; an event, once

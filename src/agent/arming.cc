@@ -57,7 +57,8 @@ void keep_event(const protocol::ProbeRequest& request, AgentState& state) {
   if (state.events.find(event.id) != nullptr) return;
   state.events.add(std::make_unique<AgentEvent>(
       AgentEvent{event, max_record_size(event), request.spec.point.maxactive,
-                 event.is_return ? highest_arg(event) : 0}));
+                 event.is_return ? highest_arg(event) : 0,
+                 trace::plan_register_fields(event, arch::host_isa())}));
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ void record_event(const AgentEvent& event, const HitInfo& hit, const arch::Saved
                                    thread.pid,    thread.tid, hit.timestamp};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
+  if (event.registers.usable) [[likely]] {
+    thread.writer().commit(
+        trace::store_register_fields(event.registers, event.desc, regs.slot, record));
+    return;
+  }
   const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr,
                             0,         thread.comm,      {read_memory, read_string, nullptr}};
   const uint32_t size = trace::store_event_args(event.desc, env, record, event.max_record);

@@ -411,6 +411,39 @@ class ArgWriter {
 
 }  // namespace
 
+RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa) {
+  RegisterFields plan;
+  if (event.is_return || event.args.size() > RegisterFields::kMax) return plan;
+  for (const EventArg& arg : event.args) {
+    Program p;
+    if (!field_in_record(event, arg) || !decode_program(arg, p)) return plan;
+    if (p.deref_count != 0 || p.bitfield != nullptr || p.loop != nullptr ||
+        p.store->op != FetchOp::kStRaw) {
+      return plan;
+    }
+    uint32_t slot = 0;
+    if (p.source->op == FetchOp::kReg) {
+      slot = p.source->param;
+    } else if (p.source->op == FetchOp::kRetval) {
+      slot = return_value_slot(isa);
+    } else if (p.source->op == FetchOp::kArg) {
+      const arch::ArgLocation where = arch::argument_location(isa, p.source->param + 1);
+      if (!where.in_register) return plan;
+      slot = where.index;
+    } else {
+      return plan;
+    }
+    const uint32_t size = p.store->size;
+    if (slot >= register_count(isa) || (size != 1 && size != 2 && size != 4 && size != 8)) {
+      return plan;
+    }
+    plan.fields[plan.count++] = {static_cast<uint16_t>(slot), static_cast<uint16_t>(arg.offset),
+                                 size};
+  }
+  plan.usable = true;
+  return plan;
+}
+
 uint32_t store_event_args(const EventDesc& event, const FetchEnv& env, std::byte* record,
                           uint32_t capacity) noexcept {
   const uint32_t limit = capacity < kMaxRecordSize ? capacity : kMaxRecordSize;

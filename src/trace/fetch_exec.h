@@ -71,6 +71,36 @@ inline constexpr uint32_t kCommSize = 16;
 uint32_t store_event_args(const EventDesc& event, const FetchEnv& env, std::byte* record,
                           uint32_t capacity) noexcept;
 
+// The common case planned once per event instead of interpreted per hit:
+// every argument a saved register stored whole or truncated (%di, $arg1 in
+// a register, $retval; no dereference, bitfield or array). A hit copies
+// them in one loop with no branch on the program's shape.
+struct RegisterFields {
+  static constexpr uint32_t kMax = 16;
+  struct Field {
+    uint16_t slot;    // in the saved register frame
+    uint16_t offset;  // in the record
+    uint32_t size;    // 1, 2, 4 or 8 bytes, the low ones of the register
+  };
+  bool usable = false;  // false: the event needs the interpreter
+  uint32_t count = 0;
+  Field fields[kMax];
+};
+// Entry events only: a return event's $argN comes from its entry.
+RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa);
+
+// Writes the planned fields from `regs`; the same bytes store_event_args
+// writes for such an event. Returns the record's size (its fixed size).
+inline uint32_t store_register_fields(const RegisterFields& plan, const EventDesc& event,
+                                      const uint64_t* regs, std::byte* record) noexcept {
+  for (uint32_t i = 0; i < plan.count; ++i) {
+    const RegisterFields::Field& f = plan.fields[i];
+    // Little-endian: the low `size` bytes of the register are its first.
+    __builtin_memcpy(record + f.offset, &regs[f.slot], f.size);
+  }
+  return event.fixed_size;
+}
+
 }  // namespace dprobe::trace
 
 #endif  // DPROBE_TRACE_FETCH_EXEC_H_
