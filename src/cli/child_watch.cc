@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "cli/terminal_text.h"
 
@@ -23,6 +24,7 @@ namespace {
 
 constexpr int kWaitMs = 20;  // how soon stop() is noticed
 constexpr auto kPollPeriod = std::chrono::milliseconds(10);
+constexpr auto kDrainLimit = std::chrono::milliseconds(200);
 constexpr int kReceiveBuffer = 4 << 20;  // events of a busy machine, between two reads
 constexpr size_t kNamesShown = 3;
 
@@ -113,9 +115,18 @@ UntracedChildren ChildWatch::stop() {
 
 void ChildWatch::watch_events(int socket) {
   alignas(nlmsghdr) std::byte buffer[8192];
-  while (!stop_) {
+  // The kernel queues an event as the fork happens: once stop() is asked,
+  // what is queued is still read, until none is left (or, when the rest
+  // of the machine keeps forking, for a moment).
+  std::optional<std::chrono::steady_clock::time_point> drain_until;
+  while (true) {
+    if (!drain_until && stop_) drain_until = std::chrono::steady_clock::now() + kDrainLimit;
+    if (drain_until && std::chrono::steady_clock::now() > *drain_until) break;
     pollfd ready{socket, POLLIN, 0};
-    if (::poll(&ready, 1, kWaitMs) <= 0) continue;
+    if (::poll(&ready, 1, drain_until ? 0 : kWaitMs) <= 0) {
+      if (drain_until) break;
+      continue;
+    }
     const ssize_t got = ::recv(socket, buffer, sizeof(buffer), 0);
     if (got <= 0) continue;  // ENOBUFS: some events were lost; go on with the next
     size_t at = 0;
@@ -144,7 +155,8 @@ void ChildWatch::watch_events(int socket) {
 }
 
 void ChildWatch::poll_proc() {
-  while (!stop_) {
+  for (bool last = false; !last;) {
+    last = stop_;  // one more pass once stop() is asked
     const std::set<pid_t> known = live_;
     for (pid_t pid : known) {
       if (::kill(pid, 0) != 0 && errno == ESRCH) {
@@ -156,7 +168,7 @@ void ChildWatch::poll_proc() {
       }
       if (pid != root_) execed(pid);
     }
-    std::this_thread::sleep_for(kPollPeriod);
+    if (!last) std::this_thread::sleep_for(kPollPeriod);
   }
 }
 
