@@ -96,7 +96,19 @@ inline uint32_t store_register_fields(const RegisterFields& plan, const EventDes
   for (uint32_t i = 0; i < plan.count; ++i) {
     const RegisterFields::Field& f = plan.fields[i];
     // Little-endian: the low `size` bytes of the register are its first.
-    __builtin_memcpy(record + f.offset, &regs[f.slot], f.size);
+    // A constant size each, so no call to the C library's memcpy (which
+    // the program may be probing) is made.
+    std::byte* field = record + f.offset;
+    const uint64_t value = regs[f.slot];
+    if (f.size == 8) {
+      __builtin_memcpy(field, &value, 8);
+    } else if (f.size == 4) {
+      __builtin_memcpy(field, &value, 4);
+    } else if (f.size == 2) {
+      __builtin_memcpy(field, &value, 2);
+    } else {
+      __builtin_memcpy(field, &value, 1);
+    }
   }
   return event.fixed_size;
 }
