@@ -7,7 +7,7 @@
 //   const RunResult run = run_dprobe({"run", "-e", "p:g/e add a=%di", "--", program("args_O0")});
 //   EXPECT_EQ(run.status, 0) << run.err;
 //   for (const TraceLine& line : parse_trace(run.out)) { ... line.arg("a") ... }
-//   const std::vector<ProfileRow> rows = parse_profile(run.out);
+//   const std::vector<ProfileRow> rows = parse_profile(run.err);  // the profile is on stderr
 //
 // Traces are compared on comm, tid, event, location and args: never on the
 // timestamp or the cpu, which change from run to run.
