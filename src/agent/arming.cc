@@ -58,7 +58,8 @@ void keep_event(const protocol::ProbeRequest& request, AgentState& state) {
   state.events.add(std::make_unique<AgentEvent>(
       AgentEvent{event, max_record_size(event), request.spec.point.maxactive,
                  event.is_return ? highest_arg(event) : 0,
-                 trace::plan_register_fields(event, arch::host_isa())}));
+                 trace::plan_register_fields(event, arch::host_isa(),
+                                             event.is_return ? core::kMaxEntryArgs : 0)}));
 }
 
 }  // namespace

@@ -221,6 +221,11 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);
+  if (event.registers.usable) [[likely]] {
+    thread.writer().commit(trace::store_register_fields(event.registers, event.desc, regs.slot,
+                                                        record, instance.entry_args));
+    return;
+  }
   const trace::FetchEnv env{regs.slot,           arch::host_isa(),
                             instance.entry_args, core::kMaxEntryArgs,
                             thread.comm,         {read_memory, read_string, nullptr}};

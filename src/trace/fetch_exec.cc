@@ -411,9 +411,9 @@ class ArgWriter {
 
 }  // namespace
 
-RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa) {
+RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa, uint32_t entry_args) {
   RegisterFields plan;
-  if (event.is_return || event.args.size() > RegisterFields::kMax) return plan;
+  if (event.args.size() > RegisterFields::kMax) return plan;
   for (const EventArg& arg : event.args) {
     Program p;
     if (!field_in_record(event, arg) || !decode_program(arg, p)) return plan;
@@ -422,7 +422,12 @@ RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa) {
       return plan;
     }
     uint32_t slot = 0;
-    if (p.source->op == FetchOp::kReg) {
+    bool from_entry = false;
+    if (event.is_return && p.source->op == FetchOp::kArg) {
+      if (p.source->param >= entry_args) return plan;  // not kept: the interpreter zeroes it
+      slot = p.source->param;
+      from_entry = true;
+    } else if (p.source->op == FetchOp::kReg) {
       slot = p.source->param;
     } else if (p.source->op == FetchOp::kRetval) {
       slot = return_value_slot(isa);
@@ -434,11 +439,12 @@ RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa) {
       return plan;
     }
     const uint32_t size = p.store->size;
-    if (slot >= register_count(isa) || (size != 1 && size != 2 && size != 4 && size != 8)) {
+    if ((!from_entry && slot >= register_count(isa)) ||
+        (size != 1 && size != 2 && size != 4 && size != 8)) {
       return plan;
     }
     plan.fields[plan.count++] = {static_cast<uint16_t>(slot), static_cast<uint16_t>(arg.offset),
-                                 size};
+                                 static_cast<uint16_t>(size), from_entry};
   }
   plan.usable = true;
   return plan;

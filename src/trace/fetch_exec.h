@@ -73,33 +73,37 @@ uint32_t store_event_args(const EventDesc& event, const FetchEnv& env, std::byte
 
 // The common case planned once per event instead of interpreted per hit:
 // every argument a saved register stored whole or truncated (%di, $arg1 in
-// a register, $retval; no dereference, bitfield or array). A hit copies
-// them in one loop with no branch on the program's shape.
+// a register, $retval; no dereference, bitfield or array), or for a return
+// event a $argN kept from its entry. A hit copies them in one loop with no
+// branch on the program's shape.
 struct RegisterFields {
   static constexpr uint32_t kMax = 16;
   struct Field {
-    uint16_t slot;    // in the saved register frame
+    uint16_t slot;    // in the saved register frame, or the entry argument's index
     uint16_t offset;  // in the record
-    uint32_t size;    // 1, 2, 4 or 8 bytes, the low ones of the register
+    uint16_t size;    // 1, 2, 4 or 8 bytes, the low ones of the register
+    bool from_entry;  // a return event's $argN, kept from its entry
   };
   bool usable = false;  // false: the event needs the interpreter
   uint32_t count = 0;
   Field fields[kMax];
 };
-// Entry events only: a return event's $argN comes from its entry.
-RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa);
+// `entry_args`: how many arguments a return event's entry keeps (the
+// FetchEnv::entry_arg_count its hits will have); 0 for an entry event.
+RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa, uint32_t entry_args = 0);
 
 // Writes the planned fields from `regs`; the same bytes store_event_args
 // writes for such an event. Returns the record's size (its fixed size).
 inline uint32_t store_register_fields(const RegisterFields& plan, const EventDesc& event,
-                                      const uint64_t* regs, std::byte* record) noexcept {
+                                      const uint64_t* regs, std::byte* record,
+                                      const uint64_t* entry_args = nullptr) noexcept {
   for (uint32_t i = 0; i < plan.count; ++i) {
     const RegisterFields::Field& f = plan.fields[i];
     // Little-endian: the low `size` bytes of the register are its first.
     // A constant size each, so no call to the C library's memcpy (which
     // the program may be probing) is made.
     std::byte* field = record + f.offset;
-    const uint64_t value = regs[f.slot];
+    const uint64_t value = f.from_entry ? entry_args[f.slot] : regs[f.slot];
     if (f.size == 8) {
       __builtin_memcpy(field, &value, 8);
     } else if (f.size == 4) {

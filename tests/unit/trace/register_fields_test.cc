@@ -66,6 +66,23 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"p:g/e libc.so.6:open a=%x0 b=%x30:u32 $arg8", Isa::kArm64},
                       Case{"p:g/e libc.so.6:open", Isa::kX86_64}));
 
+TEST(RegisterFields, AReturnEventTakesItsArgumentsFromTheEntry) {
+  const EventDesc event =
+      event_of("r:g/e libc.so.6:open rv=$retval a=$arg1 c=$arg3:u16", Isa::kX86_64);
+  const RegisterFields plan = plan_register_fields(event, Isa::kX86_64, 6);
+  ASSERT_TRUE(plan.usable);
+  const std::array<uint64_t, 40> regs = sample_registers();
+  const std::array<uint64_t, 6> entry = {0x1111, 0x2222, 0x3333'4444'5555'6666, 4, 5, 6};
+  std::vector<std::byte> interpreted(event.fixed_size, std::byte{0x5a});
+  std::vector<std::byte> planned(event.fixed_size, std::byte{0x5a});
+  const char comm[16] = "worker";
+  const FetchEnv env{regs.data(), Isa::kX86_64, entry.data(),
+                     6,           comm,         {never_read, never_read_string, nullptr}};
+  const uint32_t size = store_event_args(event, env, interpreted.data(), event.fixed_size);
+  EXPECT_EQ(store_register_fields(plan, event, regs.data(), planned.data(), entry.data()), size);
+  EXPECT_EQ(planned, interpreted);
+}
+
 TEST(RegisterFields, EverythingElseIsLeftToTheInterpreter) {
   for (const char* definition : {
            "p:g/e libc.so.6:open a=+0(%di)",         // a dereference
@@ -75,9 +92,9 @@ TEST(RegisterFields, EverythingElseIsLeftToTheInterpreter) {
            "p:g/e libc.so.6:open $arg7",             // an argument on the stack
            "p:g/e libc.so.6:open c=$comm",           // the thread's name
            "p:g/e libc.so.6:open a=\\123",           // an immediate
-           "r:g/e libc.so.6:open $retval",           // a return event
+           "r:g/e libc.so.6:open $arg9",             // an argument its entry did not keep
        }) {
-    EXPECT_FALSE(plan_register_fields(event_of(definition, Isa::kX86_64), Isa::kX86_64).usable)
+    EXPECT_FALSE(plan_register_fields(event_of(definition, Isa::kX86_64), Isa::kX86_64, 6).usable)
         << definition;
   }
 }
