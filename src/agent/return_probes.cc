@@ -213,7 +213,7 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   }
   auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
   if (record == nullptr) {
-    counter.misses.fetch_add(1, std::memory_order_relaxed);
+    count_ring_full(thread, counter, event.desc.id);
     return;
   }
   const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),

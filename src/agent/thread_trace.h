@@ -50,6 +50,14 @@ inline void count_hit(ThreadTrace& thread, trace::EventCounter& shared, uint32_t
   shared.hits.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Counts a record of event `id` that found the thread's ring full.
+inline void count_ring_full(ThreadTrace& thread, trace::EventCounter& shared,
+                            uint32_t id) noexcept {
+  if (thread.writer().count_miss(id)) [[likely]]
+    return;
+  shared.misses.fetch_add(1, std::memory_order_relaxed);
+}
+
 // The calling thread's state, zero until its first hit.
 ThreadTrace& current_thread();
 

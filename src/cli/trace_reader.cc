@@ -71,6 +71,16 @@ uint64_t TraceReader::hits(uint32_t id) const {
   return hits;
 }
 
+uint64_t TraceReader::misses(uint32_t id) const {
+  uint64_t misses = memory_.counter(id).misses.load(std::memory_order_relaxed);
+  if (id >= retired_misses_.size()) return misses;
+  misses += retired_misses_[id];
+  for (const Slot& slot : slots_) {
+    if (slot.reader) misses += slot.reader->misses(id);
+  }
+  return misses;
+}
+
 void TraceReader::observe_slotless() {
   slotless_.observe(memory_.header().slotless.load(std::memory_order_relaxed), monotonic_ns());
   if (slotless_.corrupt() && !slotless_said_) {
@@ -116,7 +126,10 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
   // Retired before this drain began: everything it wrote has been read.
   if (value == trace::kSlotRetired) {
     lost_retired_ += ring_lost(slot);
-    for (uint32_t id = 0; id < retired_hits_.size(); ++id) retired_hits_[id] += reader.hits(id);
+    for (uint32_t id = 0; id < retired_hits_.size(); ++id) {
+      retired_hits_[id] += reader.hits(id);
+      retired_misses_[id] += reader.misses(id);
+    }
     slot.reader.reset();
     free_slot(state, value);
   }

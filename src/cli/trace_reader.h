@@ -95,6 +95,8 @@ class TraceReader {
   // Hits of event `id`, the profile's: the threads count them in their
   // rings (trace::kRingCountedEvents), the rest in the shared counter.
   uint64_t hits(uint32_t id) const;
+  // Its misses: nested hits and records that found the ring full.
+  uint64_t misses(uint32_t id) const;
   // Problems met (a corrupt ring): reported once each, never fatal. The
   // trace memory lives in the traced program, which can scribble over it:
   // a ring that cannot be read on is given up, the others go on.
@@ -126,6 +128,7 @@ class TraceReader {
   std::vector<Slot> slots_;
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
   std::vector<uint64_t> retired_hits_ = std::vector<uint64_t>(trace::kRingCountedEvents);
+  std::vector<uint64_t> retired_misses_ = std::vector<uint64_t>(trace::kRingCountedEvents);
   PlausibleCount slotless_;
   bool slotless_said_ = false;
   uint64_t lost_rings_ = 0;

@@ -122,8 +122,8 @@ std::pair<uint64_t, uint64_t> Tracer::count_of(const Traced& traced, size_t spec
   if (traced.ended) return traced.counts[spec];
   const uint32_t id = traced.set->specs()[spec].event.id;
   const auto& counter = traced.session->memory().counter(id);
-  const uint64_t hits = traced.reader ? traced.reader->hits(id) : counter.hits.load();
-  return {hits, counter.misses.load()};
+  if (traced.reader) return {traced.reader->hits(id), traced.reader->misses(id)};
+  return {counter.hits.load(), counter.misses.load()};
 }
 
 void Tracer::drain_loop() {

@@ -39,10 +39,10 @@ inline constexpr uint32_t kRingMagic = 0x474e5244;  // "DRNG" in memory order
 inline constexpr uint32_t kRingVersion = 2;
 inline constexpr size_t kRingControlBytes = 4096;
 inline constexpr size_t kMinRingDataBytes = 4096;
-// Events with an id below this count their hits in the ring of the thread
-// that hit them (the profile adds the rings up); the others in the trace
-// memory's shared counter.
-inline constexpr uint32_t kRingCountedEvents = 256;
+// Events with an id below this count their hits and ring-full misses in the
+// ring of the thread that hit them (the profile adds the rings up); the
+// others in the trace memory's shared counters.
+inline constexpr uint32_t kRingCountedEvents = 192;
 
 // The control page. head, tail and the counters each get a cache line so
 // that the producer's stores never invalidate the line the consumer writes.
@@ -60,6 +60,7 @@ struct RingControl {
   // Hits per event id, the profile's: written by the producer alone, with
   // plain stores, so that threads hitting one probe share no cache line.
   alignas(64) std::atomic<uint64_t> hits[kRingCountedEvents];
+  std::atomic<uint64_t> misses[kRingCountedEvents];  // records that found the ring full
 };
 // Two processes share these atomics, so they must be plain memory words.
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
@@ -151,13 +152,9 @@ class RingWriter {
   // past the ring's counters (the caller counts it elsewhere). A nested hit
   // on the same thread is turned away before it counts, so the load and the
   // store cannot interleave with another.
-  bool count_hit(uint32_t id) noexcept {
-    if (id >= kRingCountedEvents) [[unlikely]]
-      return false;
-    std::atomic<uint64_t>& hits = control_->hits[id];
-    hits.store(hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return true;
-  }
+  bool count_hit(uint32_t id) noexcept { return bump(control_->hits, id); }
+  // The same for a miss: a record of event `id` that found the ring full.
+  bool count_miss(uint32_t id) noexcept { return bump(control_->misses, id); }
 
   // Copies a whole record (header included) in; false when it was lost.
   bool write(const void* record, uint32_t size) noexcept {
@@ -170,6 +167,13 @@ class RingWriter {
 
  private:
   static constexpr uint32_t kSizeFieldOffset = offsetof(RecordHeader, size);
+  static bool bump(std::atomic<uint64_t> (&counts)[kRingCountedEvents], uint32_t id) noexcept {
+    if (id >= kRingCountedEvents) [[unlikely]] {
+      return false;
+    }
+    counts[id].store(counts[id].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return true;
+  }
 
   // The rare paths, kept out of line so reserve stays a few instructions.
   bool has_room(uint64_t need) noexcept;
@@ -238,6 +242,9 @@ class RingReader {
   // The hits the producer counted for event `id` (0 past kRingCountedEvents).
   uint64_t hits(uint32_t id) const {
     return id < kRingCountedEvents ? control_->hits[id].load(std::memory_order_relaxed) : 0;
+  }
+  uint64_t misses(uint32_t id) const {
+    return id < kRingCountedEvents ? control_->misses[id].load(std::memory_order_relaxed) : 0;
   }
   uint32_t pid() const { return control_->pid; }
   uint32_t tid() const { return control_->tid; }
