@@ -7,10 +7,14 @@
 # kernel rows need root and tracefs; without
 # them they say why. The floor of any signal-based breakpoint (an int3 into
 # an empty SIGTRAP handler) is measured alongside.
-#   usage: bench/probe_cost.sh [CALLS]     (after scripts/build.sh)
+# Calls come in bursts (BURST, default 4000) with 2 ms pauses between, so
+# that dprobe's reader keeps up and every hit writes its record; BURST=0
+# runs them back to back, where rings fill and most hits count a loss.
+#   usage: [BURST=N] bench/probe_cost.sh [CALLS]     (after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${1:-1000000}
+burst=${BURST:-4000}
 program=$PWD/build/bench/hit_loop
 dprobe=$PWD/build/dprobe
 tracing=/sys/kernel/tracing
@@ -26,7 +30,7 @@ best_of() {  # the best of 3 runs damps the noise of a shared machine
 }
 
 dprobe_run() {  # DEFINITION [OPTION]
-  best_of "$dprobe" run -e "$1" ${2:+"$2"} -o /dev/null -- "$program" "$calls" "${threads:-1}"
+  best_of "$dprobe" run -e "$1" ${2:+"$2"} -o /dev/null -- "$program" "$calls" "${threads:-1}" "$burst"
 }
 
 # File offset of bench_target, through the executable segment holding it.
@@ -44,19 +48,19 @@ file_offset() {
 kernel_run() {  # DEFINITION: the kernel's probe on bench_target, then a run
   echo "$1" >> $tracing/uprobe_events
   echo 1 > $tracing/events/dprobe_bench/enable
-  best_of "$program" "$calls"
+  best_of "$program" "$calls" 1 "$burst"
   echo 0 > $tracing/events/dprobe_bench/enable
   echo "-:dprobe_bench/target" >> $tracing/uprobe_events
   echo > $tracing/trace
 }
 
-plain=$(best_of "$program" "$calls")
+plain=$(best_of "$program" "$calls" 1 "$burst")
 floor=$(best_of "$PWD/build/bench/trap_floor" "$calls")
 entry=$(dprobe_run 'p:bench/target bench_target a=%di b=%si')
 ret=$(dprobe_run 'r:bench/target bench_target rv=$retval a=$arg1')
 bp_entry=$(dprobe_run 'p:bench/target bench_target a=%di b=%si' --no-optimize)
 # Four threads hitting the same probe: CPU time per call, each.
-plain4=$(best_of "$program" "$calls" 4)
+plain4=$(best_of "$program" "$calls" 4 "$burst")
 entry4=$(threads=4 dprobe_run 'p:bench/target bench_target a=%di b=%si')
 bp_ret=$(dprobe_run 'r:bench/target bench_target rv=$retval a=$arg1' --no-optimize)
 
@@ -76,8 +80,8 @@ fi
 
 awk -v f="$floor" -v p="$plain" -v e="$entry" -v r="$ret" -v be="$bp_entry" -v br="$bp_ret" \
     -v p4="$plain4" -v e4="$entry4" -v ke="$kentry" -v kr="$kret" \
-    -v why="$reason" -v n="$calls" 'BEGIN {
-  printf "calls per run: %d (best of 3 runs)\n", n
+    -v why="$reason" -v n="$calls" -v b="$burst" 'BEGIN {
+  printf "calls per run: %d in bursts of %d (0: back to back), best of 3 runs\n", n, b
   printf "%-40s %10s %12s\n", "", "ns/call", "added ns"
   printf "%-40s %10.1f %12s\n", "no probe", p, "-"
   printf "%-40s %10.1f %12.1f\n", "dprobe entry probe (optimized)", e, e - p

@@ -5,7 +5,11 @@
 // for bench/probe_cost.sh to compare with no probe, a dprobe probe and a
 // kernel uprobe on the same function. CPU time, not wall time: threads
 // sharing fewer cores than they are still cost what they cost each.
-//   hit_loop [N] [T]
+// With BURST, the calls come in bursts of that many with a pause of 2 ms
+// between (not CPU time): a tracer's reader keeps up, so every hit writes
+// its record, as at any rate a reader can sustain (without pauses, 30
+// million hits a second fill any ring and most hits only count a loss).
+//   hit_loop [N] [T] [BURST]
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,7 @@ __attribute__((noinline)) long bench_target(long a, long b) {
 }
 
 static long calls;
+static long burst;
 
 static double thread_cpu_ns(void) {
   struct timespec ts;
@@ -27,7 +32,11 @@ static double thread_cpu_ns(void) {
 static void* loop(void* out) {
   long sum = 0;
   const double start = thread_cpu_ns();
-  for (long i = 0; i < calls; ++i) sum += bench_target(i, 7);
+  const struct timespec pause = {0, 2000000};
+  for (long i = 0; i < calls; ++i) {
+    sum += bench_target(i, 7);
+    if (burst > 0 && (i + 1) % burst == 0) nanosleep(&pause, NULL);
+  }
   *(double*)out = (thread_cpu_ns() - start) / (double)calls;
   return sum == 42 ? out : NULL;  // use sum so the loop stays
 }
@@ -35,7 +44,8 @@ static void* loop(void* out) {
 int main(int argc, char** argv) {
   calls = argc > 1 ? atol(argv[1]) : 1000000;
   const int threads = argc > 2 ? atoi(argv[2]) : 1;
-  if (calls <= 0 || threads <= 0 || threads > 64) return 2;
+  burst = argc > 3 ? atol(argv[3]) : 0;
+  if (calls <= 0 || threads <= 0 || threads > 64 || burst < 0) return 2;
   pthread_t ids[64];
   double per_call[64];
   for (int t = 0; t < threads; ++t) pthread_create(&ids[t], NULL, loop, &per_call[t]);
