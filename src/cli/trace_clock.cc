@@ -16,6 +16,8 @@
 namespace dprobe::cli {
 namespace {
 
+__extension__ using Wide = unsigned __int128;  // GCC and Clang both have it
+
 constexpr uint16_t kShift = 31;                 // ns per cycle below 2: counters from 0.5 GHz
 constexpr uint64_t kMinBaselineNs = 1'000'000;  // between anchors the slope is taken from
 
@@ -107,7 +109,7 @@ void TraceClock::update_conversion() {
   if (kernel_slope_) {
     c = *kernel_slope_;
   } else {
-    const auto span_ns = static_cast<unsigned __int128>(last_.ns - first_.ns);
+    const auto span_ns = static_cast<Wide>(last_.ns - first_.ns);
     const uint64_t span_cycles = last_.cycles - first_.cycles;
     c.shift = kShift;
     c.mult = static_cast<uint32_t>((span_ns << kShift) / span_cycles);
