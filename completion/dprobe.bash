@@ -1,7 +1,7 @@
 # Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #
 # Bash completion for dprobe(1): subcommands, their options, files after
-# -o/-f/-x, process ids after -p, and the command to trace after `--`.
+# -o/-f/-x and for report, process ids after -p, and the command to trace after `--`.
 # Installed as share/bash-completion/completions/dprobe; or: source it.
 
 _dprobe() {
@@ -16,15 +16,15 @@ _dprobe() {
   local subcommand="" i
   for ((i = 1; i < cword; i++)); do
     case ${words[i]} in
-      run | attach | check | list)
+      run | attach | record | report | check | list)
         subcommand=${words[i]}
         break
         ;;
     esac
   done
 
-  # After `dprobe run ... --`: the command to trace and its arguments.
-  if [ "$subcommand" = run ]; then
+  # After `dprobe run ... --` (or record): the command to trace and its arguments.
+  if [ "$subcommand" = run ] || [ "$subcommand" = record ]; then
     local j
     for ((j = i + 1; j < cword; j++)); do
       if [ "${words[j]}" = -- ]; then
@@ -39,7 +39,7 @@ _dprobe() {
   fi
 
   case $prev in
-    -o | --output | -f | --file)
+    -o | --output | -f | --file | --perfetto)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return 0
       ;;
@@ -58,9 +58,15 @@ _dprobe() {
 
   local options
   case $subcommand in
-    "") options="run attach check list -h --help --version" ;;
+    "") options="run attach record report check list -h --help --version" ;;
     run) options="$trace_options --" ;;
     attach) options="-p --pid --duration $trace_options" ;;
+    record) options="-p --pid --duration $trace_options --" ;;
+    report)
+      options="--json --profile --perfetto -h --help"
+      mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur"; compgen -f -- "$cur")
+      return 0
+      ;;
     check) options="-x --exec -e --event -f --file --format -h --help" ;;
     list) options="-x --exec -h --help" ;;
   esac

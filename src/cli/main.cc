@@ -2,14 +2,19 @@
 //
 // The dprobe command line: subcommands in the manner of perf, each a
 // function in its own file; this file only declares options.
+#include <sys/types.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/attach_command.h"
 #include "cli/check_command.h"
 #include "cli/executable.h"
 #include "cli/launcher.h"
 #include "cli/list_command.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/terminal_text.h"
 #include "cli/trace_loop.h"
@@ -35,6 +40,42 @@ namespace {
   settings = std::move(*checked);
   return 0;
 }
+
+// 0 when --duration is empty or good (into `seconds`), else 2 after saying why.
+[[maybe_unused]] int check_duration(const std::string& duration, double& seconds) {
+  if (duration.empty()) return 0;
+  const auto parsed = dprobe::cli::parse_seconds(duration);
+  if (!parsed) {
+    std::cerr << "dprobe: error: bad --duration: " << dprobe::cli::printable(duration)
+              << " (a number of seconds above 0, e.g. 0.5 or 10)\n";
+    return 2;
+  }
+  seconds = *parsed;
+  return 0;
+}
+
+#if DPROBE_ENGINE
+// `record`: `run` (a command) or `attach` (-p PID), the trace written to a
+// file (dprobe.dat unless -o) for `report`.
+int record(const dprobe::cli::TraceFlags& flags, pid_t pid, const std::string& duration,
+           const std::vector<std::string>& command) {
+  dprobe::cli::TraceSettings settings;
+  if (const int bad = check_trace_options(flags, settings); bad != 0) return bad;
+  if (flags.json || (pid != 0) == !command.empty()) {
+    std::cerr << "dprobe: error: record: "
+              << (flags.json ? "--json is report's (dprobe report --json)"
+                             : "a command after -- or -p PID, one of them")
+              << "\n";
+    return 2;
+  }
+  settings.format = dprobe::cli::OutputFormat::kRecord;
+  if (settings.output.empty()) settings.output = "dprobe.dat";
+  if (pid == 0) return dprobe::cli::run_run({std::move(settings), command}, std::cerr);
+  dprobe::cli::AttachOptions attach{std::move(settings), pid, 0};
+  if (const int bad = check_duration(duration, attach.duration); bad != 0) return bad;
+  return dprobe::cli::run_attach(attach, std::cerr);
+}
+#endif
 
 }  // namespace
 
@@ -73,6 +114,28 @@ int main(int argc, char** argv) {
                          "process's exit)");
   dprobe::cli::add_trace_options(attach_cmd, attach_flags);
 
+  dprobe::cli::TraceFlags record_flags;
+  pid_t record_pid = 0;
+  std::string record_duration;
+  std::vector<std::string> record_command;
+  CLI::App* record_cmd = app.add_subcommand(
+      "record", "Run a command (or attach with -p PID) and write the trace to a file");
+  dprobe::cli::add_trace_options(record_cmd, record_flags);
+  record_cmd->add_option("-p,--pid", record_pid, "Attach to this process instead of running one");
+  record_cmd->add_option("--duration", record_duration, "With -p: detach after this many seconds");
+  record_cmd->add_option("command", record_command, "The command to trace, after --");
+
+  dprobe::cli::ReportOptions report;
+  CLI::App* report_cmd =
+      app.add_subcommand("report", "Print a trace file that record wrote, as run prints a trace");
+  report_cmd->add_option("file", report.file, "The trace file (default: dprobe.dat)");
+  report_cmd->add_flag("--json", report.json, "Print JSON lines instead of ftrace text lines");
+  report_cmd->add_flag("--profile", report.profile,
+                       "Print the profile (each event's hits and misses) instead of the trace");
+  report_cmd->add_option("--perfetto", report.perfetto,
+                         "Write the trace as Chrome trace-event JSON for Perfetto (return probes "
+                         "as slices) to this file, instead of printing it");
+
   dprobe::cli::ListOptions list;
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");
   list_cmd->add_option("-x,--exec", list.executable, "Executable to list (or to find OBJ for)");
@@ -103,21 +166,22 @@ int main(int argc, char** argv) {
   if (*attach_cmd) {
 #if DPROBE_ENGINE
     if (const int bad = check_trace_options(attach_flags, attach.trace); bad != 0) return bad;
-    if (!duration.empty()) {
-      const auto seconds = dprobe::cli::parse_seconds(duration);
-      if (!seconds) {
-        std::cerr << "dprobe: error: bad --duration: " << dprobe::cli::printable(duration)
-                  << " (a number of seconds above 0, e.g. 0.5 or 10)\n";
-        return 2;
-      }
-      attach.duration = *seconds;
-    }
+    if (const int bad = check_duration(duration, attach.duration); bad != 0) return bad;
     return dprobe::cli::run_attach(attach, std::cerr);
 #else
     std::cerr << "dprobe: error: attach: not supported on this architecture (no probe engine)\n";
     return 2;
 #endif
   }
+  if (*record_cmd) {
+#if DPROBE_ENGINE
+    return record(record_flags, record_pid, record_duration, record_command);
+#else
+    std::cerr << "dprobe: error: record: not supported on this architecture (no probe engine)\n";
+    return 2;
+#endif
+  }
+  if (*report_cmd) return dprobe::cli::run_report(report, stdout, std::cerr);
   if (*check_cmd) {
     dprobe::cli::record_order(check_definitions, check.sources);
     check.sources.executable = dprobe::cli::find_executable(check.sources.executable);

@@ -4,7 +4,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -12,6 +14,11 @@
 #include "cli/trace_clock.h"
 
 namespace dprobe::cli {
+namespace {
+
+std::atomic<uint32_t> g_next_stream{0};
+
+}  // namespace
 
 uint64_t monotonic_ns() {
   timespec now{};
@@ -36,7 +43,9 @@ TraceReader::TraceReader(const trace::TraceMemory& memory,
                          const std::vector<trace::EventDesc>& events,
                          const trace::Symbolizer* symbolizer, OutputFormat format, std::FILE* out)
     : memory_(memory),
-      formatter_(symbolizer),
+      symbol_log_(symbolizer),
+      formatter_(format == OutputFormat::kRecord ? &symbol_log_ : symbolizer),
+      stream_(g_next_stream.fetch_add(1)),
       format_(format),
       out_(out),
       slots_(memory.slot_count()) {
@@ -44,6 +53,7 @@ TraceReader::TraceReader(const trace::TraceMemory& memory,
   for (const trace::EventDesc& event : events) {
     if (event.id < events_by_id_.size()) events_by_id_[event.id] = &event;
   }
+  format_written_.resize(events_by_id_.size());
 }
 
 size_t TraceReader::poll() {
@@ -160,12 +170,33 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   const trace::EventDesc& event = *events_by_id_[header->type];
   std::string& text = pass.text();
   const size_t begin = text.size();
-  if (format_ == OutputFormat::kJson) {
+  if (format_ == OutputFormat::kRecord) {
+    take_record(event, *header, record, slot.comm, text);
+  } else if (format_ == OutputFormat::kJson) {
     formatter_.format_json(event, record, slot.comm, text);
   } else {
     formatter_.format_text(event, record, slot.comm, text);
   }
   pass.add(formatter_.timestamp_ns(*header), begin, text.size());
+}
+
+void TraceReader::take_record(const trace::EventDesc& event, const trace::RecordHeader& header,
+                              std::span<const std::byte> record, const std::string& comm,
+                              std::string& out) {
+  scratch_.clear();
+  formatter_.format_text(event, record, comm, scratch_);  // looks up what the text shows
+  if (!format_written_[event.id]) {
+    format_written_[event.id] = true;
+    trace::append_event_chunk(out, stream_, event);
+  }
+  for (const auto& [address, hit] : symbol_log_.take_new()) {
+    trace::append_symbol_chunk(out, stream_, address, hit);
+  }
+  // The time in trace-clock ns: the file needs no clock to be read.
+  std::string copy(reinterpret_cast<const char*>(record.data()), record.size());
+  trace::store_field<uint64_t>(copy.data(), offsetof(trace::RecordHeader, timestamp),
+                               formatter_.timestamp_ns(header));
+  trace::append_record_chunk(out, stream_, comm, std::as_bytes(std::span(copy)));
 }
 
 int TracePass::write(std::FILE* out, uint64_t upto) {

@@ -19,11 +19,13 @@
 #include "trace/event.h"
 #include "trace/formatter.h"
 #include "trace/ring_buffer.h"
+#include "trace/trace_file.h"
 #include "trace/trace_memory.h"
 
 namespace dprobe::cli {
 
-enum class OutputFormat : uint8_t { kText, kJson };
+// kRecord: the trace file's chunks (trace/trace_file.h), for `dprobe record`.
+enum class OutputFormat : uint8_t { kText, kJson, kRecord };
 
 // The lines of one drain pass, from one reader or from several (the
 // processes of a trace), written out in time order: each ring is in order
@@ -119,10 +121,18 @@ class TraceReader {
   static void free_slot(trace::SlotState& state, uint32_t seen);
   void take(Slot& slot, const trace::RecordHeader* header, std::span<const std::byte> record,
             TracePass& pass);
+  // kRecord: the record's chunk, after the event format and the symbols
+  // its text needs that this reader has not written before.
+  void take_record(const trace::EventDesc& event, const trace::RecordHeader& header,
+                   std::span<const std::byte> record, const std::string& comm, std::string& out);
 
   const trace::TraceMemory& memory_;
   std::vector<const trace::EventDesc*> events_by_id_;
+  trace::SymbolLog symbol_log_;  // kRecord: what the records' text looked up
   trace::TraceFormatter formatter_;
+  uint32_t stream_;                   // kRecord: this reader's stream in the file
+  std::vector<bool> format_written_;  // kRecord: by event id
+  std::string scratch_;
   OutputFormat format_;
   std::FILE* out_;
   std::vector<Slot> slots_;

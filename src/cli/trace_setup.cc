@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
 
 #include "cli/terminal_text.h"
+#include "trace/trace_file.h"
 
 namespace dprobe::cli {
 namespace {
@@ -27,6 +29,37 @@ Result<std::unique_ptr<OutputFile>, SetupFailure> open_output(const std::string&
   return output;
 }
 
+// `dprobe record`: the trace file's header, written before the program
+// runs, so that an output that takes nothing (-o /dev/full) stops it there.
+Result<void, SetupFailure> write_file_header(std::FILE* file, const std::string& path) {
+  std::string header;
+  trace::append_file_header(header);
+  if (std::fwrite(header.data(), 1, header.size(), file) != header.size() ||
+      std::fflush(file) != 0) {
+    return unexpected(
+        SetupFailure{kExitFailure, printable(path) + ": " + std::string(std::strerror(errno))});
+  }
+  return {};
+}
+
+// The profile as the file's last chunk; 0 or the errno of the write.
+int write_profile_chunk(Tracer& tracer, std::FILE* file) {
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* memory = ::open_memstream(&text, &size);
+  if (memory == nullptr) return errno;
+  tracer.print_profile(memory);
+  std::fclose(memory);
+  std::string chunk;
+  trace::append_profile_chunk(chunk, {text, size});
+  std::free(text);
+  errno = 0;
+  if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size() || std::fflush(file) != 0) {
+    return errno != 0 ? errno : EIO;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void TraceSetup::watch_children(pid_t root, bool follow) {
@@ -44,6 +77,11 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
   }
   auto output = open_output(settings.output);
   if (!output) return unexpected(output.error());
+  if (settings.format == OutputFormat::kRecord) {
+    if (auto header = write_file_header((*output)->file, settings.output); !header) {
+      return unexpected(header.error());
+    }
+  }
   auto server = ControlServer::create();
   if (!server) {
     return unexpected(SetupFailure{kExitFailure, "control socket: " + server.error().message});
@@ -66,6 +104,14 @@ int report(const SetupFailure& failure, std::ostream& errors) {
 
 int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream& errors) {
   trace.tracer->finish();
+  int output_error = trace.tracer->output_error();
+  if (settings.format == OutputFormat::kRecord && output_error == 0) {
+    output_error = write_profile_chunk(*trace.tracer, trace.output->file);
+    if (output_error != 0) {
+      errors << "dprobe: error: " << printable(settings.output) << ": "
+             << std::strerror(output_error) << "\n";
+    }
+  }
   if (settings.profile) {
     // Never into the program's stdout, which is the trace's or its own.
     errors.flush();
@@ -76,7 +122,7 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
   if (trace.children) children = trace.children->stop();
   errors << untraced_children_message(children);
   errors << stayed_pending_message(trace.tracer->stayed_pending(), children.count > 0);
-  return trace.tracer->output_error();
+  return output_error;
 }
 
 std::string stayed_pending_message(const std::vector<Tracer::Pending>& pending,

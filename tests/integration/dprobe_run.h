@@ -98,7 +98,9 @@ inline bool breakpoints_only() {
 inline std::vector<std::string> with_probe_engine(std::vector<std::string> args) {
   if (!breakpoints_only()) return args;
   for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] != DPROBE_BINARY || (args[i + 1] != "run" && args[i + 1] != "attach")) continue;
+    if (args[i] != DPROBE_BINARY ||
+        (args[i + 1] != "run" && args[i + 1] != "attach" && args[i + 1] != "record"))
+      continue;
     const auto end = std::find(args.begin() + static_cast<ptrdiff_t>(i), args.end(), "--");
     if (std::find(args.begin() + static_cast<ptrdiff_t>(i), end, "--no-optimize") == end) {
       args.insert(args.begin() + static_cast<ptrdiff_t>(i) + 2, "--no-optimize");

@@ -1,0 +1,105 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The trace file `dprobe record` writes and `dprobe report` reads: a header
+// (magic, version), then self-describing chunks, each `kind (u32) | length
+// (u32) | payload`, appended as the rings are drained, so that a file cut
+// short (a crash, Ctrl-C) is a readable prefix. Integers are little-endian,
+// strings a u32 length and their bytes.
+//
+//   event   stream, the EventDesc the formatter needs (names, args, layout)
+//   symbol  stream, an address and the symbol the trace printed for it
+//   record  stream, the thread's name, the raw record (its time in ns)
+//   profile the profile table, at the end
+//
+// A stream is one traced process image (one TraceReader): event ids and
+// addresses mean something only within it.
+//
+//   std::string out;
+//   append_file_header(out);
+//   append_record_chunk(out, stream, comm, record);
+//   TraceFileContents file = read_trace_file(data);   // stops at the first bad chunk
+#ifndef DPROBE_TRACE_TRACE_FILE_H_
+#define DPROBE_TRACE_TRACE_FILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "trace/event.h"
+#include "trace/symbolizer.h"
+
+namespace dprobe::trace {
+
+inline constexpr std::string_view kTraceFileMagic{"DPROBETF", 8};
+inline constexpr uint32_t kTraceFileVersion = 1;
+inline constexpr size_t kTraceFileHeaderSize = 16;  // magic, version, reserved
+
+enum class ChunkKind : uint32_t { kEvent = 1, kSymbol = 2, kRecord = 3, kProfile = 4 };
+
+void append_file_header(std::string& out);
+void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& event);
+void append_symbol_chunk(std::string& out, uint32_t stream, uint64_t address, const SymbolHit& hit);
+void append_record_chunk(std::string& out, uint32_t stream, std::string_view comm,
+                         std::span<const std::byte> record);
+void append_profile_chunk(std::string& out, std::string_view text);
+
+struct FileRecord {
+  uint32_t stream = 0;
+  uint64_t offset = 0;  // of its chunk in the file
+  std::string comm;
+  std::string bytes;
+};
+
+struct FileSymbol {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+struct TraceFileContents {
+  std::map<std::pair<uint32_t, uint16_t>, EventDesc> events;    // (stream, id)
+  std::map<std::pair<uint32_t, uint64_t>, FileSymbol> symbols;  // (stream, address)
+  std::vector<FileRecord> records;                              // in file order
+  std::string profile;
+  // Where reading stopped, and why; everything before it was read.
+  std::optional<std::pair<uint64_t, std::string>> error;
+};
+
+TraceFileContents read_trace_file(std::string_view data);
+
+// The symbols one stream of a file recorded, for the formatter.
+class FileSymbolizer : public Symbolizer {
+ public:
+  FileSymbolizer(const TraceFileContents& file, uint32_t stream) : file_(file), stream_(stream) {}
+  std::optional<SymbolHit> symbolize(uint64_t address) const override;
+
+ private:
+  const TraceFileContents& file_;
+  uint32_t stream_;
+};
+
+// Wraps the symbolizer of a live process and keeps every address it
+// resolved that was not handed out before: what a recorded record needs.
+class SymbolLog : public Symbolizer {
+ public:
+  explicit SymbolLog(const Symbolizer* inner) : inner_(inner) {}
+  std::optional<SymbolHit> symbolize(uint64_t address) const override;
+  // The addresses resolved since the last call, each once over the log's life.
+  std::vector<std::pair<uint64_t, SymbolHit>> take_new();
+
+ private:
+  const Symbolizer* inner_;
+  mutable std::set<uint64_t> seen_;  // addresses handed out or waiting
+  mutable std::vector<std::pair<uint64_t, SymbolHit>> new_;
+};
+
+}  // namespace dprobe::trace
+
+#endif  // DPROBE_TRACE_TRACE_FILE_H_

@@ -1,0 +1,141 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The trace file's chunks: what is written is read back (event formats,
+// symbols, records, the profile), and a file cut at any byte, or with any
+// byte changed, is read up to the bad chunk, whose offset is named, and
+// never past it.
+#include "trace/trace_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "trace/record.h"
+
+namespace dprobe::trace {
+namespace {
+
+using ::testing::HasSubstr;
+
+EventDesc sample_event() {
+  EventDesc event;
+  event.id = 7;
+  event.group = "g";
+  event.name = "open";
+  event.is_return = true;
+  EventArg arg;
+  arg.name = "path";
+  arg.type = TypeId::kString;
+  arg.type_text = "string";
+  event.args.push_back(arg);
+  layout_event(event);
+  return event;
+}
+
+std::string sample_record(uint16_t type, uint64_t timestamp) {
+  std::string record(48, '\0');
+  RecordHeader header{type, static_cast<uint16_t>(record.size()), 1, 10, 11, timestamp};
+  std::memcpy(record.data(), &header, sizeof(header));
+  return record;
+}
+
+std::string sample_file() {
+  std::string out;
+  append_file_header(out);
+  append_event_chunk(out, 3, sample_event());
+  append_symbol_chunk(out, 3, 0x1234, SymbolHit{"main", 0x10, 0x80});
+  for (uint64_t i = 0; i < 4; ++i) {
+    const std::string record = sample_record(7, 100 + i);
+    append_record_chunk(out, 3, "prog", std::as_bytes(std::span(record)));
+  }
+  append_profile_chunk(out, "  open 4 0\n");
+  return out;
+}
+
+TEST(TraceFile, ReadsBackWhatWasWritten) {
+  const TraceFileContents file = read_trace_file(sample_file());
+  ASSERT_FALSE(file.error) << file.error->second;
+  ASSERT_EQ(file.events.size(), 1u);
+  const EventDesc& event = file.events.at({3, 7});
+  const EventDesc expected = sample_event();
+  EXPECT_EQ(event.group, "g");
+  EXPECT_EQ(event.name, "open");
+  EXPECT_TRUE(event.is_return);
+  EXPECT_EQ(event.fixed_size, expected.fixed_size);
+  ASSERT_EQ(event.args.size(), 1u);
+  EXPECT_EQ(event.args[0].name, "path");
+  EXPECT_EQ(event.args[0].type, TypeId::kString);
+  EXPECT_EQ(event.args[0].offset, expected.args[0].offset);
+  ASSERT_EQ(file.records.size(), 4u);
+  EXPECT_EQ(file.records[2].comm, "prog");
+  EXPECT_EQ(file.records[2].bytes, sample_record(7, 102));
+  EXPECT_EQ(file.profile, "  open 4 0\n");
+  const FileSymbolizer symbols(file, 3);
+  const auto hit = symbols.symbolize(0x1234);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->name, "main");
+  EXPECT_EQ(hit->offset, 0x10u);
+  EXPECT_FALSE(FileSymbolizer(file, 4).symbolize(0x1234));
+}
+
+TEST(TraceFile, CutAnywhereKeepsWhatCameBefore) {
+  const std::string whole = sample_file();
+  size_t records_before = 0;
+  for (size_t size = 0; size < whole.size(); ++size) {
+    const TraceFileContents file = read_trace_file(std::string_view(whole).substr(0, size));
+    // Cut between chunks, the file is whole as far as it goes.
+    if (file.error) EXPECT_LE(file.error->first, size);
+    EXPECT_GE(file.records.size(), records_before) << size;
+    records_before = file.records.size();
+  }
+  EXPECT_EQ(records_before, 4u);
+}
+
+TEST(TraceFile, AnyByteChangedIsReadOrRefusedSafely) {
+  const std::string whole = sample_file();
+  for (size_t at = 0; at < whole.size(); ++at) {
+    std::string changed = whole;
+    changed[at] = static_cast<char>(changed[at] ^ 0xa5);
+    const TraceFileContents file = read_trace_file(changed);
+    if (file.error) EXPECT_LE(file.error->first, at) << at;
+    for (const FileRecord& record : file.records) EXPECT_GE(record.bytes.size(), kRecordHeaderSize);
+  }
+}
+
+TEST(TraceFile, ForeignAndNewerFilesAreRefusedAtOffsetZero) {
+  TraceFileContents file = read_trace_file("# tracer: nop\n");
+  ASSERT_TRUE(file.error);
+  EXPECT_EQ(file.error->first, 0u);
+  EXPECT_THAT(file.error->second, HasSubstr("not a dprobe trace file"));
+  std::string newer = sample_file();
+  newer[8] = 2;
+  file = read_trace_file(newer);
+  ASSERT_TRUE(file.error);
+  EXPECT_THAT(file.error->second, HasSubstr("version 2; this dprobe reads version 1"));
+  EXPECT_TRUE(file.records.empty());
+}
+
+TEST(TraceFile, SymbolLogHandsOutEachAddressOnce) {
+  class Fixed : public Symbolizer {
+   public:
+    std::optional<SymbolHit> symbolize(uint64_t address) const override {
+      if (address == 0) return std::nullopt;
+      return SymbolHit{"f", address - 0x100, 0x200};
+    }
+  } fixed;
+  SymbolLog log(&fixed);
+  EXPECT_TRUE(log.symbolize(0x150));
+  EXPECT_FALSE(log.symbolize(0));
+  EXPECT_TRUE(log.symbolize(0x150));
+  auto first = log.take_new();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].first, 0x150u);
+  EXPECT_EQ(first[0].second.offset, 0x50u);
+  log.symbolize(0x150);
+  EXPECT_TRUE(log.take_new().empty());
+}
+
+}  // namespace
+}  // namespace dprobe::trace
