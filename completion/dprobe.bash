@@ -51,7 +51,7 @@ _dprobe() {
       mapfile -t COMPREPLY < <(compgen -W "$(cd /proc && printf '%s ' [0-9]*)" -- "$cur")
       return 0
       ;;
-    -e | --event | --buffer-size | --max-threads | --disable | --duration)
+    -e | --event | --buffer-size | --max-threads | --disable | --duration | --tid | --since | --until)
       return 0  # a value of the user's own
       ;;
   esac
@@ -63,7 +63,7 @@ _dprobe() {
     attach) options="-p --pid --duration $trace_options" ;;
     record) options="-p --pid --duration $trace_options --" ;;
     report)
-      options="--json --profile --perfetto -h --help"
+      options="--json --profile --perfetto --event --pid --tid --since --until -h --help"
       mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur"; compgen -f -- "$cur")
       return 0
       ;;

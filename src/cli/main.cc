@@ -135,6 +135,24 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--perfetto", report.perfetto,
                          "Write the trace as Chrome trace-event JSON for Perfetto (return probes "
                          "as slices) to this file, instead of printing it");
+  // One value per occurrence: "--pid 5 FILE" leaves FILE alone.
+  report_cmd
+      ->add_option("--event", report.filter.events, "Only the records of [GRP/]EVENT (repeatable)")
+      ->allow_extra_args(false);
+  report_cmd
+      ->add_option("--pid", report.filter.pids, "Only the records of this process (repeatable)")
+      ->allow_extra_args(false);
+  report_cmd
+      ->add_option("--tid", report.filter.tids, "Only the records of this thread (repeatable)")
+      ->allow_extra_args(false);
+  report_cmd
+      ->add_option("--since", report.filter.since,
+                   "Only the records at or after this time (seconds, as the lines print it)")
+      ->check(CLI::NonNegativeNumber);
+  report_cmd
+      ->add_option("--until", report.filter.until,
+                   "Only the records at or before this time (seconds, as the lines print it)")
+      ->check(CLI::NonNegativeNumber);
 
   dprobe::cli::ListOptions list;
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");

@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/report_command.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "cli/perfetto.h"
 #include "cli/terminal_text.h"
 #include "trace/formatter.h"
+#include "trace/record.h"
 #include "trace/trace_file.h"
 
 namespace dprobe::cli {
@@ -54,6 +56,33 @@ uint64_t format_records(const trace::TraceFileContents& file, bool json, std::st
   return unknown;
 }
 
+template <typename T>
+bool any_or_in(const std::vector<T>& wanted, T value) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+}
+
+bool event_wanted(const std::vector<std::string>& wanted, const trace::EventDesc& event) {
+  return wanted.empty() || any_or_in(wanted, event.name) ||
+         any_or_in(wanted, event.group + "/" + event.name);
+}
+
+bool time_wanted(const ReportFilter& filter, uint64_t ns) {
+  const double seconds = static_cast<double>(ns) / 1e9;
+  return (filter.since < 0 || seconds >= filter.since) &&
+         (filter.until < 0 || seconds <= filter.until);
+}
+
+// Leaves the records `filter` names (those of unknown events go too).
+void filter_records(trace::TraceFileContents& file, const ReportFilter& filter) {
+  std::erase_if(file.records, [&](const trace::FileRecord& record) {
+    const auto header = trace::load_field<trace::RecordHeader>(record.bytes.data(), 0);
+    const auto event = file.events.find({record.stream, header.type});
+    if (event == file.events.end()) return false;  // counted as unknown later
+    return !event_wanted(filter.events, event->second) || !any_or_in(filter.pids, header.pid) ||
+           !any_or_in(filter.tids, header.tid) || !time_wanted(filter, header.timestamp);
+  });
+}
+
 // The timeline to `path`; false after saying why it could not be written.
 bool write_perfetto(const trace::TraceFileContents& file, const std::string& path,
                     std::ostream& errors) {
@@ -74,7 +103,8 @@ int run_report(const ReportOptions& options, std::FILE* out, std::ostream& error
     return kExitFailure;
   }
   const std::string data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const trace::TraceFileContents file = trace::read_trace_file(data);
+  trace::TraceFileContents file = trace::read_trace_file(data);
+  filter_records(file, options.filter);
   std::string text;
   uint64_t unknown = 0;
   if (!options.perfetto.empty()) {

@@ -4,22 +4,35 @@
 // (trace/trace_file.h) as `run` would have printed the trace: the kernel's
 // trace text, or JSON lines with --json; --profile prints the profile
 // table instead; --perfetto OUT.json writes the Chrome trace-event JSON
-// (cli/perfetto.h) instead. A file cut short or corrupt: everything before the bad
+// (cli/perfetto.h) instead. --event, --pid, --tid, --since and --until
+// keep only the records they name. A file cut short or corrupt: everything before the bad
 // chunk is printed, then an error naming its offset (exit status 1).
 #ifndef DPROBE_CLI_REPORT_COMMAND_H_
 #define DPROBE_CLI_REPORT_COMMAND_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace dprobe::cli {
+
+// Which records a report shows; empty lists and unset times show all.
+struct ReportFilter {
+  std::vector<std::string> events;  // [GRP/]EVENT
+  std::vector<uint32_t> pids;
+  std::vector<uint32_t> tids;
+  double since = -1;  // seconds on the trace clock, as the lines print it
+  double until = -1;
+};
 
 struct ReportOptions {
   std::string file = "dprobe.dat";
   bool json = false;
   bool profile = false;
   std::string perfetto;  // --perfetto OUT.json: the timeline there, nothing on stdout
+  ReportFilter filter;
 };
 
 int run_report(const ReportOptions& options, std::FILE* out, std::ostream& errors);

@@ -198,5 +198,53 @@ TEST_F(RecordReport, PerfettoNestsReturnsAsSlices) {
   EXPECT_THAT(read_file(json), HasSubstr("\"ph\":\"M\""));
 }
 
+// The time of each trace line, as printed ("12.345678").
+std::vector<std::string> times_of(const std::string& text) {
+  static const std::regex kTime(R"( (\d+\.\d{6}): )");
+  std::vector<std::string> times;
+  for (std::sregex_iterator it(text.begin(), text.end(), kTime), end; it != end; ++it) {
+    times.push_back((*it)[1]);
+  }
+  return times;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST_F(RecordReport, FiltersKeepTheRecordsTheyName) {
+  const std::string file = dir_.file("rec.dat");
+  const RunResult record =
+      run_dprobe({"record", "-o", file, "-e", "p:rr/rec rec n=%di:s64", "-e",
+                  "r:rr/rec_ret rec rv=$retval:s64", "-e", "p:rr/leaf leaf i=%di:s64", "--",
+                  program("ret_recursion_O0"), "3", "3"});
+  ASSERT_EQ(record.status, 0) << record;
+  const RunResult all = run_dprobe({"report", file});
+  ASSERT_EQ(all.status, 0) << all;
+  EXPECT_EQ(count_of(all.out, " rec: "), 12u) << all.out;
+  EXPECT_EQ(count_of(all.out, " leaf: "), 3u) << all.out;
+  RunResult some = run_dprobe({"report", "--event", "rr/leaf", "--event", "rec_ret", file});
+  EXPECT_EQ(count_of(some.out, "\n"), 15u) << some.out;
+  EXPECT_EQ(count_of(some.out, " rec: "), 0u) << some.out;
+  // The pid of the trace is in every line ("comm-PID"); no other pid is.
+  const std::string pid = std::regex_replace(all.out.substr(0, all.out.find(' ', 20)),
+                                             std::regex(R"(^.*-(\d+)$)"), "$1");
+  some = run_dprobe({"report", "--pid", pid, "--tid", pid, file});
+  EXPECT_EQ(some.out, all.out) << pid;
+  some = run_dprobe({"report", "--pid", "1", file});
+  EXPECT_EQ(some.status, 0) << some;
+  EXPECT_EQ(some.out, "");
+  const std::vector<std::string> times = times_of(all.out);
+  ASSERT_EQ(times.size(), 27u);
+  some = run_dprobe({"report", "--since", times[5], "--until", times[20], file});
+  const std::vector<std::string> kept = times_of(some.out);
+  ASSERT_FALSE(kept.empty()) << some;
+  EXPECT_GE(std::stod(kept.front()), std::stod(times[5]));
+  EXPECT_LE(std::stod(kept.back()), std::stod(times[20]));
+  EXPECT_LT(kept.size(), times.size());
+}
+
 }  // namespace
 }  // namespace dprobe::integration
