@@ -11,7 +11,7 @@ _dprobe() {
   words=("${COMP_WORDS[@]}")
   cword=$COMP_CWORD
 
-  local trace_options="-e --event -f --file -o --output --json --profile --buffer-size
+  local trace_options="-e --event -f --file -o --output --json --perfetto --profile --buffer-size
     --max-threads --disable --no-optimize --probes --follow -h --help"
   local subcommand="" i
   for ((i = 1; i < cword; i++)); do

@@ -32,6 +32,9 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
   flags.definitions = add_definition_options(command, flags.sources);
   command->add_option("-o,--output", flags.output, "Write the trace to a file, not stdout");
   command->add_flag("--json", flags.json, "Print JSON lines instead of ftrace text lines");
+  command->add_option("--perfetto", flags.perfetto,
+                      "Also write the trace as Chrome trace-event JSON for Perfetto (return "
+                      "probes as slices) to this file, at the end");
   command->add_flag("--profile", flags.profile,
                     "At the end, print each event's hits and misses on stderr (as kprobe_profile)");
   command->add_option("--buffer-size", flags.buffer_size,
@@ -70,6 +73,7 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
   settings.sources = flags.sources;
   if (flags.definitions.command != nullptr) record_order(flags.definitions, settings.sources);
   settings.output = flags.output;
+  settings.perfetto = flags.perfetto;
   settings.format = flags.json ? OutputFormat::kJson : OutputFormat::kText;
   settings.profile = flags.profile;
   settings.session.ring_bytes = *bytes;

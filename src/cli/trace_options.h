@@ -45,7 +45,8 @@ void record_order(const DefinitionOptions& options, DefinitionSources& sources);
 // The options of a tracing subcommand, as typed.
 struct TraceFlags {
   DefinitionSources sources;
-  std::string output;  // -o; empty: stdout
+  std::string output;    // -o; empty: stdout
+  std::string perfetto;  // --perfetto OUT.json
   bool json = false;
   bool profile = false;
   std::string buffer_size = "1M";
@@ -63,6 +64,7 @@ void add_trace_options(CLI::App* command, TraceFlags& flags);
 struct TraceSettings {
   DefinitionSources sources;  // in command-line order; `executable` left to the subcommand
   std::string output;         // empty: stdout
+  std::string perfetto;       // empty: none
   OutputFormat format = OutputFormat::kText;
   bool profile = false;
   SessionOptions session;  // ring bytes, threads, optimize, --probes

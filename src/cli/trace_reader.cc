@@ -41,10 +41,11 @@ uint64_t PlausibleCount::observe(uint64_t value, uint64_t now_ns) {
 
 TraceReader::TraceReader(const trace::TraceMemory& memory,
                          const std::vector<trace::EventDesc>& events,
-                         const trace::Symbolizer* symbolizer, OutputFormat format, std::FILE* out)
+                         const trace::Symbolizer* symbolizer, OutputFormat format, std::FILE* out,
+                         bool also_record)
     : memory_(memory),
       symbol_log_(symbolizer),
-      formatter_(format == OutputFormat::kRecord ? &symbol_log_ : symbolizer),
+      formatter_(format == OutputFormat::kRecord || also_record ? &symbol_log_ : symbolizer),
       stream_(g_next_stream.fetch_add(1)),
       format_(format),
       out_(out),
@@ -62,11 +63,11 @@ size_t TraceReader::poll() {
   return count;
 }
 
-size_t TraceReader::collect(TracePass& pass) {
+size_t TraceReader::collect(TracePass& pass, TracePass* records) {
   const size_t before = pass.size();
   // The kernel may have adjusted its conversion since the last pass.
   formatter_.set_scale(TraceClock::get().scale(memory_.clock()));
-  for (uint32_t i = 0; i < memory_.slot_count(); ++i) drain_slot(i, pass);
+  for (uint32_t i = 0; i < memory_.slot_count(); ++i) drain_slot(i, pass, records);
   observe_slotless();
   return pass.size() - before;
 }
@@ -100,7 +101,7 @@ void TraceReader::observe_slotless() {
   }
 }
 
-void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
+void TraceReader::drain_slot(uint32_t index, TracePass& pass, TracePass* records) {
   trace::SlotState& state = memory_.slot(index);
   const uint32_t value = state.state.load(std::memory_order_acquire);
   if (value != trace::kSlotActive && value != trace::kSlotRetired) return;
@@ -126,7 +127,7 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass) {
   }
   trace::RingReader& reader = *slot.reader;
   reader.drain([&](const trace::RecordHeader* header, std::span<const std::byte> record) {
-    take(slot, header, record, pass);
+    take(slot, header, record, pass, records);
   });
   ring_lost(slot);
   if (reader.corrupt()) {
@@ -160,7 +161,7 @@ void TraceReader::free_slot(trace::SlotState& state, uint32_t seen) {
 }
 
 void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
-                       std::span<const std::byte> record, TracePass& pass) {
+                       std::span<const std::byte> record, TracePass& pass, TracePass* records) {
   if (header->type == trace::kCommRecordType && record.size() >= trace::kCommRecordSize) {
     const auto* name = reinterpret_cast<const char*>(record.data()) + trace::kRecordHeaderSize;
     slot.comm.assign(name, strnlen(name, 16));
@@ -178,6 +179,11 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
     formatter_.format_text(event, record, slot.comm, text);
   }
   pass.add(formatter_.timestamp_ns(*header), begin, text.size());
+  if (records != nullptr) {
+    const size_t at = records->text().size();
+    take_record(event, *header, record, slot.comm, records->text());
+    records->add(formatter_.timestamp_ns(*header), at, records->text().size());
+  }
 }
 
 void TraceReader::take_record(const trace::EventDesc& event, const trace::RecordHeader& header,

@@ -81,13 +81,17 @@ class PlausibleCount {
 
 class TraceReader {
  public:
+  // `also_record`: collect() can fill a second pass with the records' chunks
+  // (run --perfetto), beside the lines of `format`.
   TraceReader(const trace::TraceMemory& memory, const std::vector<trace::EventDesc>& events,
-              const trace::Symbolizer* symbolizer, OutputFormat format, std::FILE* out);
+              const trace::Symbolizer* symbolizer, OutputFormat format, std::FILE* out,
+              bool also_record = false);
 
   // One pass over all rings; returns the records written.
   size_t poll();
-  // The same, the lines going into `pass` (written by the caller).
-  size_t collect(TracePass& pass);
+  // The same, the lines going into `pass` (written by the caller), and with
+  // `records` (also_record) each record's chunks into it too.
+  size_t collect(TracePass& pass, TracePass* records = nullptr);
 
   // Records dropped because their thread's ring was full (--buffer-size).
   uint64_t lost_ring_full() const;
@@ -116,11 +120,11 @@ class TraceReader {
   };
   uint64_t ring_lost(Slot& slot);
   void observe_slotless();
-  void drain_slot(uint32_t index, TracePass& pass);
+  void drain_slot(uint32_t index, TracePass& pass, TracePass* records);
   void lose(Slot& slot, std::string why);
   static void free_slot(trace::SlotState& state, uint32_t seen);
   void take(Slot& slot, const trace::RecordHeader* header, std::span<const std::byte> record,
-            TracePass& pass);
+            TracePass& pass, TracePass* records);
   // kRecord: the record's chunk, after the event format and the symbols
   // its text needs that this reader has not written before.
   void take_record(const trace::EventDesc& event, const trace::RecordHeader& header,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "cli/perfetto.h"
 #include "cli/terminal_text.h"
 #include "trace/trace_file.h"
 
@@ -40,6 +41,41 @@ Result<void, SetupFailure> write_file_header(std::FILE* file, const std::string&
         SetupFailure{kExitFailure, printable(path) + ": " + std::string(std::strerror(errno))});
   }
   return {};
+}
+
+// --perfetto: OUT.json opened now (an unwritable path stops the trace
+// before it starts), and a temporary file for the records until the end.
+Result<void, SetupFailure> open_perfetto(const std::string& path, TraceSetup& trace) {
+  auto perfetto = open_output(path);
+  if (!perfetto) return unexpected(perfetto.error());
+  trace.perfetto = std::move(*perfetto);
+  trace.records = std::make_unique<OutputFile>();
+  trace.records->file = std::tmpfile();
+  if (trace.records->file == nullptr) {
+    trace.records->file = stdout;
+    return unexpected(SetupFailure{
+        kExitFailure, "a temporary file for --perfetto: " + std::string(std::strerror(errno))});
+  }
+  return write_file_header(trace.records->file, "a temporary file for --perfetto");
+}
+
+// The records of the temporary file as OUT.json; 0 or the errno that
+// stopped it.
+int write_perfetto(TraceSetup& trace) {
+  std::FILE* records = trace.records->file;
+  if (trace.tracer->records_error() != 0) return trace.tracer->records_error();
+  std::string data;
+  char buffer[1 << 16];
+  std::rewind(records);
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), records)) > 0;) data.append(buffer, n);
+  if (std::ferror(records)) return errno != 0 ? errno : EIO;
+  const std::string json = perfetto_json(trace::read_trace_file(data));
+  errno = 0;
+  std::FILE* out = trace.perfetto->file;
+  if (std::fwrite(json.data(), 1, json.size(), out) != json.size() || std::fflush(out) != 0) {
+    return errno != 0 ? errno : EIO;
+  }
+  return 0;
 }
 
 // The profile as the file's last chunk; 0 or the errno of the write.
@@ -88,10 +124,16 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
   }
   TraceSetup trace;
   trace.output = std::move(*output);
+  if (!settings.perfetto.empty()) {
+    if (auto opened = open_perfetto(settings.perfetto, trace); !opened) {
+      return unexpected(opened.error());
+    }
+  }
   trace.server = std::make_unique<ControlServer>(std::move(*server));
   TraceOptions options{sources,           settings.session, settings.format, trace.output->file,
                        settings.disabled, settings.follow};
   if (!settings.output.empty()) options.out_name = settings.output;
+  if (trace.records) options.records = trace.records->file;
   trace.tracer =
       std::make_unique<Tracer>(*trace.server, std::move(options), std::move(*set), errors);
   return trace;
@@ -110,6 +152,13 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
     if (output_error != 0) {
       errors << "dprobe: error: " << printable(settings.output) << ": "
              << std::strerror(output_error) << "\n";
+    }
+  }
+  if (trace.records) {
+    if (const int error = write_perfetto(trace); error != 0) {
+      errors << "dprobe: error: " << printable(settings.perfetto) << ": " << std::strerror(error)
+             << "\n";
+      if (output_error == 0) output_error = error;
     }
   }
   if (settings.profile) {

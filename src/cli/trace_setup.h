@@ -39,6 +39,10 @@ struct SetupFailure {
 // In this order, so that the tracer goes first and the output last.
 struct TraceSetup {
   std::unique_ptr<OutputFile> output;
+  // --perfetto: the file, and the trace file's chunks until the end (a
+  // temporary file), turned into its JSON by finish_trace.
+  std::unique_ptr<OutputFile> perfetto;
+  std::unique_ptr<OutputFile> records;
   std::unique_ptr<ControlServer> server;
   std::unique_ptr<Tracer> tracer;
   // Without --follow, from watch_children(): the processes that ran
@@ -60,7 +64,7 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
 int report(const SetupFailure& failure, std::ostream& errors);
 
 // Ends the trace (tracer->finish()) and says on `errors` what there is to
-// say: warnings and lost events, the profile with --profile, the children
+// say: warnings and lost events, the --perfetto file, the profile with --profile, the children
 // that ran untraced and the probes that stayed pending. Returns 0 or the
 // errno that stopped the output (EPIPE: its reader went away).
 int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream& errors);

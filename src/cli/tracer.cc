@@ -53,8 +53,9 @@ Tracer::~Tracer() { finish(); }
 
 void Tracer::adopt(std::unique_ptr<Session> session, const lang::DefinitionSet& set) {
   auto traced = std::make_unique<Traced>();
-  traced->reader = std::make_unique<TraceReader>(
-      session->memory(), session->events(), &session->symbolizer(), options_.format, options_.out);
+  traced->reader =
+      std::make_unique<TraceReader>(session->memory(), session->events(), &session->symbolizer(),
+                                    options_.format, options_.out, options_.records != nullptr);
   std::lock_guard lock(mutex_);
   traced->events =
       std::make_unique<EventSwitch>(session->memory(), disabled_in(options_.disabled, set), set);
@@ -91,7 +92,7 @@ size_t Tracer::drain_pass(bool final) {
   for (auto& traced : traced_) {
     if (!traced->reader) continue;
     if (traced->session->ended()) ended.push_back(traced.get());
-    written += traced->reader->collect(pass_);
+    written += traced->reader->collect(pass_, options_.records ? &record_pass_ : nullptr);
   }
   // Once the output failed nothing more is written to it; the rings are
   // still drained, so that the program runs on as fast as before.
@@ -99,6 +100,11 @@ size_t Tracer::drain_pass(bool final) {
     output_error_ = pass_.write(options_.out, upto);
   } else {
     pass_.discard();
+  }
+  if (options_.records != nullptr && records_error_ == 0) {
+    records_error_ = record_pass_.write(options_.records, upto);
+  } else {
+    record_pass_.discard();
   }
   for (Traced* traced : ended) let_go(*traced);
   return written;

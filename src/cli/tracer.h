@@ -46,6 +46,7 @@ struct TraceOptions {
   std::vector<std::string> disabled;         // [GRP/]EVENT names, checked beforehand
   bool follow = false;                       // trace the children too
   std::string out_name = "standard output";  // for messages: -o OUT
+  std::FILE* records = nullptr;              // --perfetto: the trace file's chunks too, here
 };
 
 // Events lost, by the limit that lost them.
@@ -87,6 +88,8 @@ class Tracer {
   // After finish(): 0, or the errno of the write that made the trace stop
   // (EPIPE: its reader went away, as `dprobe run ... | head` does).
   int output_error() const { return output_error_; }
+  // After finish(): 0, or the errno of a write of options.records.
+  int records_error() const { return records_error_; }
   // After finish(): the events no process of the trace placed, their
   // object never loaded there, as GRP/EVENT and OBJ.
   struct Pending {
@@ -126,9 +129,11 @@ class Tracer {
   std::mutex mutex_;  // traced_ and the tracing switch
   std::vector<std::unique_ptr<Traced>> traced_;
   bool tracing_on_ = true;
-  TracePass pass_;  // every process's lines of one drain, in time order
+  TracePass pass_;         // every process's lines of one drain, in time order
+  TracePass record_pass_;  // with options_.records: their chunks
   LostCounts lost_;
   int output_error_ = 0;  // written by the drainer under mutex_
+  int records_error_ = 0;
   std::vector<std::string> problems_;
   std::map<std::string, std::string> pending_;  // GRP/EVENT -> OBJ, pending somewhere
   std::set<std::string> placed_;                // GRP/EVENT placed somewhere

@@ -156,6 +156,12 @@ TEST_F(RecordReport, UnwritableOutputStopsBeforeTheProgram) {
   EXPECT_EQ(both.status, 2) << both;
 }
 
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
 // Checks a Perfetto file against the trace-event format: prints
 // "slices=N instants=N" or exits 1 saying what is wrong.
 constexpr const char* kCheckPerfetto = R"(
@@ -198,6 +204,22 @@ TEST_F(RecordReport, PerfettoNestsReturnsAsSlices) {
   EXPECT_THAT(read_file(json), HasSubstr("\"ph\":\"M\""));
 }
 
+TEST_F(RecordReport, RunWritesPerfettoToo) {
+  const std::string json = dir_.file("run.json");
+  const RunResult run =
+      run_dprobe({"run", "--perfetto", json, "-e", "p:rr/rec rec n=%di:s64", "-e",
+                  "r:rr/rec_ret rec rv=$retval:s64", "--", program("ret_recursion_O0"), "5", "2"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_EQ(count_of(run.out, " rec_ret: "), 12u) << run;  // the text as ever
+  const RunResult check = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
+  ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
+  EXPECT_EQ(check.out, "slices=12 instants=0\n");
+  const RunResult full = run_dprobe({"run", "--perfetto", "/dev/full", "-e", "p:rr/rec rec", "--",
+                                     program("ret_recursion_O0"), "1", "1"});
+  EXPECT_EQ(full.status, 1) << full;
+  EXPECT_THAT(full.err, HasSubstr("/dev/full: No space left on device"));
+}
+
 // The time of each trace line, as printed ("12.345678").
 std::vector<std::string> times_of(const std::string& text) {
   static const std::regex kTime(R"( (\d+\.\d{6}): )");
@@ -206,12 +228,6 @@ std::vector<std::string> times_of(const std::string& text) {
     times.push_back((*it)[1]);
   }
   return times;
-}
-
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
-  return count;
 }
 
 TEST_F(RecordReport, FiltersKeepTheRecordsTheyName) {
