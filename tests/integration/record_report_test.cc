@@ -10,7 +10,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -162,6 +164,16 @@ size_t count_of(const std::string& text, const std::string& what) {
   return count;
 }
 
+// The time of each trace line, as printed ("12.345678").
+std::vector<std::string> times_of(const std::string& text) {
+  static const std::regex kTime(R"( (\d+\.\d{6}): )");
+  std::vector<std::string> times;
+  for (std::sregex_iterator it(text.begin(), text.end(), kTime), end; it != end; ++it) {
+    times.push_back((*it)[1]);
+  }
+  return times;
+}
+
 // Checks a Perfetto file against the trace-event format: prints
 // "slices=N instants=N" or exits 1 saying what is wrong.
 constexpr const char* kCheckPerfetto = R"(
@@ -220,14 +232,34 @@ TEST_F(RecordReport, RunWritesPerfettoToo) {
   EXPECT_THAT(full.err, HasSubstr("/dev/full: No space left on device"));
 }
 
-// The time of each trace line, as printed ("12.345678").
-std::vector<std::string> times_of(const std::string& text) {
-  static const std::regex kTime(R"( (\d+\.\d{6}): )");
-  std::vector<std::string> times;
-  for (std::sregex_iterator it(text.begin(), text.end(), kTime), end; it != end; ++it) {
-    times.push_back((*it)[1]);
-  }
-  return times;
+// Many threads, each its own ring: every record is in the report, in time
+// order, under its thread's name at the hit (a renamed thread too).
+TEST_F(RecordReport, ThreadsAndTheirNamesAreKept) {
+  const std::string file = dir_.file("threads.dat");
+  RunResult record = run_dprobe({"record", "-o", file, "-e", "p:load/work work i=%si:u64 c=$comm",
+                                 "--", program("threads_O0"), "4", "50"});
+  ASSERT_EQ(record.status, 0) << record;
+  RunResult report = run_dprobe({"report", file});
+  ASSERT_EQ(report.status, 0) << report;
+  std::vector<TraceLine> lines = parse_trace(report.out);
+  ASSERT_EQ(lines.size(), 200u) << report;
+  std::set<uint64_t> tids;
+  for (const TraceLine& line : lines) tids.insert(line.tid);
+  EXPECT_EQ(tids.size(), 4u);
+  std::vector<std::string> times = times_of(report.out);
+  EXPECT_TRUE(std::is_sorted(times.begin(), times.end(), [](const auto& a, const auto& b) {
+    return std::stod(a) < std::stod(b);
+  }));
+
+  record = run_dprobe({"record", "-o", file, "-e", "p:load/work work i=%si:u64 c=$comm", "--",
+                       program("threads_O0"), "1", "1", "rename"});
+  ASSERT_EQ(record.status, 0) << record;
+  report = run_dprobe({"report", file});
+  lines = parse_trace(report.out);
+  ASSERT_EQ(lines.size(), 2u) << report;
+  EXPECT_EQ(lines[0].comm, "threads_O0");
+  EXPECT_EQ(lines[1].comm, "renamed") << lines[1];
+  EXPECT_EQ(lines[1].arg("c"), "\"renamed\"") << lines[1];
 }
 
 TEST_F(RecordReport, FiltersKeepTheRecordsTheyName) {
