@@ -86,7 +86,9 @@ TEST(TraceFile, CutAnywhereKeepsWhatCameBefore) {
   for (size_t size = 0; size < whole.size(); ++size) {
     const TraceFileContents file = read_trace_file(std::string_view(whole).substr(0, size));
     // Cut between chunks, the file is whole as far as it goes.
-    if (file.error) EXPECT_LE(file.error->first, size);
+    if (file.error) {
+      EXPECT_LE(file.error->first, size);
+    }
     EXPECT_GE(file.records.size(), records_before) << size;
     records_before = file.records.size();
   }
@@ -99,7 +101,9 @@ TEST(TraceFile, AnyByteChangedIsReadOrRefusedSafely) {
     std::string changed = whole;
     changed[at] = static_cast<char>(changed[at] ^ 0xa5);
     const TraceFileContents file = read_trace_file(changed);
-    if (file.error) EXPECT_LE(file.error->first, at) << at;
+    if (file.error) {
+      EXPECT_LE(file.error->first, at) << at;
+    }
     for (const FileRecord& record : file.records) EXPECT_GE(record.bytes.size(), kRecordHeaderSize);
   }
 }
