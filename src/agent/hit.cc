@@ -2,6 +2,7 @@
 #include "agent/hit.h"
 
 #include "agent/agent_state.h"
+#include "agent/event_record.h"
 #include "agent/return_probes.h"
 #include "agent/thread_trace.h"
 #include "agent/vdso.h"
@@ -23,14 +24,6 @@ class SafeMemory final : public arch::MemoryAccess {
   }
 };
 
-bool read_memory(void*, void* dst, uint64_t src, size_t size) {
-  return arch::safe_read(dst, src, size);
-}
-
-int64_t read_string(void*, char* dst, uint64_t src, size_t capacity) {
-  return arch::safe_read_string(dst, src, capacity);
-}
-
 struct HitInfo {
   uint64_t address;
   uint64_t timestamp;
@@ -42,29 +35,16 @@ void record_event(const AgentEvent& event, const HitInfo& hit, const arch::Saved
   trace::EventCounter& counter = memory.counter(event.desc.id);
   if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
   count_hit(thread, counter, event.desc.id);
-  if (!thread.has_ring) {
-    memory.header().slotless.fetch_add(1, std::memory_order_relaxed);
-    counter.misses.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
-  if (record == nullptr) {
-    count_ring_full(thread, counter, event.desc.id);
-    return;
-  }
+  auto* record = reserve_record(event, thread, memory);
+  if (record == nullptr) return;
   const trace::RecordHeader header{event.desc.id, 0,          hit.cpu,
                                    thread.pid,    thread.tid, hit.timestamp};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  if (event.registers.usable) [[likely]] {
-    thread.writer().commit(
-        trace::store_register_fields(event.registers, event.desc, regs.slot, record));
-    return;
-  }
   const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr,
-                            0,         thread.comm,      {read_memory, read_string, nullptr}};
-  const uint32_t size = trace::store_event_args(event.desc, env, record, event.max_record);
-  thread.writer().commit(size);
+                            0,         thread.comm,      safe_memory_reader()};
+  thread.writer().commit(
+      trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }
 
 // Entry events record now; return events take an instance (a hijacked

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "agent/event_record.h"
 #include "agent/vdso.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/return_stubs.h"
@@ -196,40 +197,19 @@ void load_return_regs(const uint64_t* saved, const ReturnInstance& instance,
   regs.slot[kIp] = instance.caller;
 }
 
-bool read_memory(void*, void* dst, uint64_t src, size_t size) {
-  return arch::safe_read(dst, src, size);
-}
-int64_t read_string(void*, char* dst, uint64_t src, size_t capacity) {
-  return arch::safe_read_string(dst, src, capacity);
-}
-
 void record_return(const AgentEvent& event, const ReturnInstance& instance,
                    const arch::SavedRegs& regs, ThreadTrace& thread, AgentState& state) noexcept {
-  trace::EventCounter& counter = state.memory->counter(event.desc.id);
-  if (!thread.has_ring) {
-    state.memory->header().slotless.fetch_add(1, std::memory_order_relaxed);
-    counter.misses.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
-  if (record == nullptr) {
-    count_ring_full(thread, counter, event.desc.id);
-    return;
-  }
+  auto* record = reserve_record(event, thread, *state.memory);
+  if (record == nullptr) return;
   const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),
                                    thread.pid,    thread.tid, record_time()};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);
-  if (event.registers.usable) [[likely]] {
-    thread.writer().commit(trace::store_register_fields(event.registers, event.desc, regs.slot,
-                                                        record, instance.entry_args));
-    return;
-  }
-  const trace::FetchEnv env{regs.slot,           arch::host_isa(),
-                            instance.entry_args, core::kMaxEntryArgs,
-                            thread.comm,         {read_memory, read_string, nullptr}};
-  thread.writer().commit(trace::store_event_args(event.desc, env, record, event.max_record));
+  const trace::FetchEnv env{regs.slot,           arch::host_isa(), instance.entry_args,
+                            core::kMaxEntryArgs, thread.comm,      safe_memory_reader()};
+  thread.writer().commit(
+      trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }
 
 void run_return_events(const ReturnInstance& instance, const uint64_t* saved, ThreadTrace& thread,

@@ -1,0 +1,36 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What writing one event's record takes on a hit, entry or return alike:
+// room in the thread's ring (or the miss counted, as the kernel's profile
+// counts one), and fault-safe reads of the program's memory for the fetch
+// programs.
+//
+//   std::byte* record = reserve_record(event, thread, memory);
+//   if (record == nullptr) return;   // counted
+//   ... header, ip fields ...
+//   const trace::FetchEnv env{regs, isa, nullptr, 0, thread.comm, safe_memory_reader()};
+//   thread.writer().commit(trace::store_event_args(event.desc, event.registers, env, record,
+//                                                  event.max_record));
+#ifndef DPROBE_AGENT_EVENT_RECORD_H_
+#define DPROBE_AGENT_EVENT_RECORD_H_
+
+#include <cstddef>
+
+#include "agent/agent_state.h"
+#include "agent/thread_trace.h"
+#include "trace/fetch_exec.h"
+#include "trace/trace_memory.h"
+
+namespace dprobe::agent {
+
+// `event.max_record` bytes in the thread's ring, or nullptr with the miss
+// counted: the thread found no ring (every slot taken), or its ring is full.
+std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
+                          const trace::TraceMemory& memory) noexcept;
+
+// arch::safe_read and arch::safe_read_string, for FetchEnv::memory.
+trace::MemoryReader safe_memory_reader() noexcept;
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_EVENT_RECORD_H_
