@@ -21,12 +21,6 @@ __extension__ using Wide = unsigned __int128;  // GCC and Clang both have it
 constexpr uint16_t kShift = 31;                 // ns per cycle below 2: counters from 0.5 GHz
 constexpr uint64_t kMinBaselineNs = 1'000'000;  // between anchors the slope is taken from
 
-uint64_t monotonic_now() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
-}
-
 // The kernel's multiplier and shift for the counter, from the first page of
 // a dummy software event on this process, where the kernel fills them in
 // (cap_user_time: its sched_clock runs on the counter, not on a paravirtual
@@ -76,6 +70,12 @@ std::optional<std::string> TraceClock::cycle_clocksource() {
   return std::nullopt;
 }
 
+uint64_t monotonic_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
 TraceClock& TraceClock::get() {
   static TraceClock clock;
   return clock;
@@ -92,9 +92,9 @@ TraceClock::Anchor TraceClock::read_anchor() {
   Anchor best;
   uint64_t best_gap = UINT64_MAX;
   for (int i = 0; i < 5; ++i) {
-    const uint64_t before = monotonic_now();
+    const uint64_t before = monotonic_ns();
     const uint64_t cycles = arch::read_cycle_counter();
-    const uint64_t after = monotonic_now();
+    const uint64_t after = monotonic_ns();
     if (after - before < best_gap) {
       best_gap = after - before;
       best = {cycles, before + (after - before) / 2};
@@ -137,6 +137,6 @@ trace::TimestampScale TraceClock::scale(trace::ClockKind kind) {
   return scale;
 }
 
-uint64_t TraceClock::now_ns() const { return monotonic_now(); }
+uint64_t TraceClock::now_ns() const { return monotonic_ns(); }
 
 }  // namespace dprobe::cli

@@ -31,6 +31,10 @@
 
 namespace dprobe::cli {
 
+// Now, on CLOCK_MONOTONIC: the trace's time line, and how fast counters
+// the traced program could overwrite may plausibly grow.
+uint64_t monotonic_ns();
+
 class TraceClock {
  public:
   // The process's one clock, set up at first use.

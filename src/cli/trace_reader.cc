@@ -1,8 +1,6 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/trace_reader.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -19,12 +17,6 @@ namespace {
 std::atomic<uint32_t> g_next_stream{0};
 
 }  // namespace
-
-uint64_t monotonic_ns() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
-}
 
 uint64_t PlausibleCount::observe(uint64_t value, uint64_t now_ns) {
   if (corrupt_) return value_;
@@ -72,24 +64,26 @@ size_t TraceReader::collect(TracePass& pass, TracePass* records) {
   return pass.size() - before;
 }
 
-uint64_t TraceReader::hits(uint32_t id) const {
-  uint64_t hits = memory_.counter(id).hits.load(std::memory_order_relaxed);
-  if (id >= retired_hits_.size()) return hits;
-  hits += retired_hits_[id];
+// The shared counter, plus what rings given back counted, plus what the
+// rings in use count now.
+uint64_t TraceReader::count(uint32_t id, const std::atomic<uint64_t>& shared,
+                            const std::vector<uint64_t>& retired,
+                            uint64_t (trace::RingReader::*in_ring)(uint32_t) const) const {
+  uint64_t total = shared.load(std::memory_order_relaxed);
+  if (id >= retired.size()) return total;
+  total += retired[id];
   for (const Slot& slot : slots_) {
-    if (slot.reader) hits += slot.reader->hits(id);
+    if (slot.reader) total += ((*slot.reader).*in_ring)(id);
   }
-  return hits;
+  return total;
+}
+
+uint64_t TraceReader::hits(uint32_t id) const {
+  return count(id, memory_.counter(id).hits, retired_hits_, &trace::RingReader::hits);
 }
 
 uint64_t TraceReader::misses(uint32_t id) const {
-  uint64_t misses = memory_.counter(id).misses.load(std::memory_order_relaxed);
-  if (id >= retired_misses_.size()) return misses;
-  misses += retired_misses_[id];
-  for (const Slot& slot : slots_) {
-    if (slot.reader) misses += slot.reader->misses(id);
-  }
-  return misses;
+  return count(id, memory_.counter(id).misses, retired_misses_, &trace::RingReader::misses);
 }
 
 void TraceReader::observe_slotless() {

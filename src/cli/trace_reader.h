@@ -30,8 +30,6 @@ enum class OutputFormat : uint8_t { kText, kJson, kRecord };
 // The lines of one drain pass, from one reader or from several (the
 // processes of a trace), written out in time order: each ring is in order
 // already, the pass puts the rings together.
-// Now, on CLOCK_MONOTONIC: how fast counters may plausibly grow.
-uint64_t monotonic_ns();
 
 class TracePass {
  public:
@@ -118,6 +116,9 @@ class TraceReader {
     bool lost_said = false;     // its corruption was reported
     std::string comm;           // the thread's name at this point of its ring
   };
+  uint64_t count(uint32_t id, const std::atomic<uint64_t>& shared,
+                 const std::vector<uint64_t>& retired,
+                 uint64_t (trace::RingReader::*in_ring)(uint32_t) const) const;
   uint64_t ring_lost(Slot& slot);
   void observe_slotless();
   void drain_slot(uint32_t index, TracePass& pass, TracePass* records);
