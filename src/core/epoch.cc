@@ -95,12 +95,14 @@ uint64_t EpochDomain::readers_of(uint32_t parity) const noexcept {
 }
 
 // Readers of the other parity entered before the last flip; while one is
-// left, nothing retired before that flip may go.
-size_t EpochDomain::flip_if_quiet(uint32_t epoch) {
+// left, nothing retired before that flip may go. `always`: flip even with
+// nothing to free (to wait for readers), else there is no barrier to pay.
+size_t EpochDomain::flip_if_quiet(uint32_t epoch, bool always) {
   std::vector<std::unique_ptr<Retired>> freed;
   size_t waiting;
   {
     std::lock_guard lock(mutex_);
+    if (!always && current_.empty() && previous_.empty()) return 0;
     if (epoch_.load() != epoch) return current_.size() + previous_.size();
     if (!writer_barrier() || readers_of((epoch & 1) ^ 1) != 0)
       return current_.size() + previous_.size();
@@ -114,20 +116,13 @@ size_t EpochDomain::flip_if_quiet(uint32_t epoch) {
   return waiting;
 }
 
-size_t EpochDomain::reclaim() {
-  {
-    std::lock_guard lock(mutex_);
-    // Nothing to free: no barrier to pay for.
-    if (current_.empty() && previous_.empty()) return 0;
-  }
-  return flip_if_quiet(epoch_.load());
-}
+size_t EpochDomain::reclaim() { return flip_if_quiet(epoch_.load(), false); }
 
 bool EpochDomain::synchronize(std::chrono::milliseconds timeout) {
   const uint32_t start = epoch_.load();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (epoch_.load() - start < 2) {
-    flip_if_quiet(epoch_.load());
+    flip_if_quiet(epoch_.load(), true);
     if (epoch_.load() - start >= 2) break;
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(50));

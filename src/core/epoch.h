@@ -143,7 +143,7 @@ class EpochDomain {
     return claim_slot();
   }
   ReaderSlot* claim_slot() noexcept;
-  size_t flip_if_quiet(uint32_t epoch);
+  size_t flip_if_quiet(uint32_t epoch, bool always);
   bool writer_barrier() noexcept;
   uint64_t readers_of(uint32_t parity) const noexcept;
 
