@@ -31,6 +31,7 @@
 #include "agent/loader_watch.h"
 #include "agent/return_probes.h"
 #include "agent/signals.h"
+#include "agent/thread_census.h"
 #include "agent/thread_trace.h"
 #include "agent/unsafe_code.h"
 #include "agent/vdso.h"
@@ -258,17 +259,23 @@ class Agent {
         return failed(probes, "the agent could not follow the dynamic loader");
       }
     }
+    // Alone (`dprobe run`, before the program runs), code no breakpoint may
+    // go on can still take a jump.
+    set_optimization(probes.optimize);
+    {
+      std::lock_guard lock(state.registry_writer);
+      state.registry->allow_direct_jumps(probes.optimize && no_other_threads());
+    }
     // What could be added is armed; the CLI decides whether what was
     // refused ends the session (and then the abort disarms it all).
     protocol::ArmReport report = add_probes(probes);
     {
       std::lock_guard lock(state.registry_writer);
-      if (auto armed = state.registry->arm_all(); !armed) {
-        return failed(probes, armed.error().message);
-      }
+      auto armed = state.registry->arm_all();
+      state.registry->allow_direct_jumps(false);
+      if (!armed) return failed(probes, armed.error().message);
     }
     // Breakpoints first; then jumps where that is safe.
-    set_optimization(probes.optimize);
     optimize_armed(0, UINT64_MAX);
     report.states = probe_states(0, UINT64_MAX);
     report.trace_memory_bytes = shm_ ? shm_->size() : 0;

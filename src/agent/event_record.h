@@ -18,6 +18,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/thread_trace.h"
+#include "core/probe.h"
 #include "trace/fetch_exec.h"
 #include "trace/trace_memory.h"
 
@@ -30,6 +31,11 @@ std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
 
 // arch::safe_read and arch::safe_read_string, for FetchEnv::memory.
 trace::MemoryReader safe_memory_reader() noexcept;
+
+// The reader for a probe's fetches. A probe that may run with every signal
+// blocked (Probe::jump_only) reads with process_vm_readv, which fails
+// where a safe read would fault: a fault there would kill the process.
+trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept;
 
 }  // namespace dprobe::agent
 

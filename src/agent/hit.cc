@@ -28,6 +28,7 @@ struct HitInfo {
   uint64_t address;
   uint64_t timestamp;
   uint32_t cpu;
+  trace::MemoryReader memory;
 };
 
 void record_event(const AgentEvent& event, const HitInfo& hit, const arch::SavedRegs& regs,
@@ -41,8 +42,7 @@ void record_event(const AgentEvent& event, const HitInfo& hit, const arch::Saved
                                    thread.pid,    thread.tid, hit.timestamp};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr,
-                            0,         thread.comm,      safe_memory_reader()};
+  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory};
   thread.writer().commit(
       trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }
@@ -53,7 +53,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const S
                   ThreadTrace& thread, AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
-  const HitInfo hit{probe.address, record_time(), current_cpu()};
+  const HitInfo hit{probe.address, record_time(), current_cpu(), memory_reader_for(probe)};
   bool has_return_events = false;
   for (uint32_t id : probe.handlers) {
     const AgentEvent* event = state.events.find(id);
@@ -158,6 +158,8 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_optimized_hit(
   if (!state.registry) return;
   const dprobe::core::ProbeRegistry::Reader reader(*state.registry);
   const dprobe::core::Probe* probe = reader.find(address);
-  if (probe == nullptr) return;
+  // Disarmed: a jump that may not become a breakpoint again stays, and
+  // calls nothing (Probe::jump_only).
+  if (probe == nullptr || !probe->armed.load(std::memory_order_relaxed)) return;
   on_probe_hit(*probe, *regs, StackInfo::unknown(), state);
 }

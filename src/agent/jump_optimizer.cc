@@ -11,6 +11,7 @@
 #include <string>
 
 #include "agent/agent_state.h"
+#include "agent/thread_census.h"
 #include "arch/runtime/raw_syscall.h"
 #include "core/landing_pads.h"
 
@@ -39,82 +40,6 @@ Result<std::vector<uint64_t>, std::string> landing_pads_of(uint64_t begin, uint6
   return core::landing_pads(*tables, begin, end);
 }
 
-// The whole of a small file of /proc, read with raw system calls (every
-// function of libc may carry a probe); empty when it cannot be read.
-std::string read_proc(const char* path) {
-  const long fd =
-      arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path), O_RDONLY | O_CLOEXEC);
-  if (arch::raw_failed(fd)) return {};
-  char buffer[512];
-  const long n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), sizeof(buffer) - 1);
-  arch::raw_syscall(SYS_close, fd);
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
-}
-
-// The user pc of a thread stopped in the kernel, from the last field of
-// /proc/self/task/TID/syscall ("nr args... sp pc", or "-1 sp pc" when not
-// in a system call); "running" when it is not stopped at all.
-enum class PcRead { kStopped, kRunning, kGone };
-PcRead thread_pc(const std::string& tid, uint64_t& pc) {
-  const std::string text = read_proc(("/proc/self/task/" + tid + "/syscall").c_str());
-  if (text.empty()) return PcRead::kGone;
-  if (text.rfind("running", 0) == 0) return PcRead::kRunning;
-  const size_t last = text.find_last_of(' ');
-  if (last == std::string::npos) return PcRead::kRunning;
-  pc = std::strtoull(text.c_str() + last + 1, nullptr, 16);
-  return PcRead::kStopped;
-}
-
-// The ids of the process's threads but the caller's.
-std::vector<std::string> other_threads() {
-  std::vector<std::string> tids;
-  const long fd = arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/task"),
-                                    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (arch::raw_failed(fd)) return tids;
-  const std::string self = std::to_string(arch::raw_gettid());
-  alignas(8) char buffer[4096];
-  while (true) {
-    const long n = arch::raw_syscall(SYS_getdents64, fd, arch::raw_arg(buffer), sizeof(buffer));
-    if (n <= 0) break;
-    for (long at = 0; at < n;) {
-      struct Dirent {
-        uint64_t ino;
-        int64_t off;
-        unsigned short reclen;
-        unsigned char type;
-        char name[1];
-      };
-      const auto* entry = reinterpret_cast<const Dirent*>(buffer + at);
-      const std::string name(entry->name);
-      if (name[0] >= '0' && name[0] <= '9' && name != self) tids.push_back(name);
-      at += entry->reclen;
-    }
-  }
-  arch::raw_syscall(SYS_close, fd);
-  return tids;
-}
-
-// Where every other thread is stopped. A thread that runs cannot be known;
-// asked again a few times (threads mostly wait), then given up.
-Result<std::vector<uint64_t>, std::string> other_thread_pcs() {
-  constexpr int kTries = 20;
-  for (int attempt = 0; attempt < kTries; ++attempt) {
-    std::vector<uint64_t> pcs;
-    bool running = false;
-    for (const std::string& tid : other_threads()) {
-      uint64_t pc = 0;
-      const PcRead read = thread_pc(tid, pc);
-      if (read == PcRead::kRunning) running = true;
-      if (read == PcRead::kStopped) pcs.push_back(pc);
-    }
-    if (!running) return pcs;
-    const timespec pause{0, 1'000'000};
-    arch::raw_syscall(SYS_nanosleep, arch::raw_arg(&pause), 0);
-  }
-  return unexpected(
-      std::string("another thread kept running: it could have been inside the displaced bytes"));
-}
-
 }  // namespace
 
 void set_optimization(bool wanted) {
@@ -129,7 +54,7 @@ void set_optimization(bool wanted) {
   core::OptimizeEnv env;
   env.handler = reinterpret_cast<uint64_t>(&dprobe_optimized_hit);
   env.landing_pads = landing_pads_of;
-  env.other_thread_pcs = other_thread_pcs;
+  env.clear_threads = clear_threads;
   env.sync_cores = sync_cores;
   AgentState& state = agent_state();
   std::lock_guard lock(state.registry_writer);

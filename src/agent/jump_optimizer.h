@@ -2,9 +2,9 @@
 //
 // What the probe registry's jump optimization needs from the process
 // around it (core::OptimizeEnv): the trampolines' hit handler, the landing
-// pads of a function (from the object's unwind tables), where the other
-// threads are stopped, and a way to serialize every core after code
-// changes. Then optimize_armed() asks for it where the session wants it.
+// pads of a function (from the object's unwind tables), the census that
+// keeps the other threads out of displaced bytes (thread_census.h), and a way to serialize every
+// core after code changes. Then optimize_armed() asks for it where the session wants it.
 //
 //   if (probes.optimize) optimize_armed(0, UINT64_MAX);
 //   report.states = probe_states(0, UINT64_MAX);

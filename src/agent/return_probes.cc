@@ -198,7 +198,8 @@ void load_return_regs(const uint64_t* saved, const ReturnInstance& instance,
 }
 
 void record_return(const AgentEvent& event, const ReturnInstance& instance,
-                   const arch::SavedRegs& regs, ThreadTrace& thread, AgentState& state) noexcept {
+                   const arch::SavedRegs& regs, const trace::MemoryReader& memory,
+                   ThreadTrace& thread, AgentState& state) noexcept {
   auto* record = reserve_record(event, thread, *state.memory);
   if (record == nullptr) return;
   const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),
@@ -207,7 +208,7 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);
   const trace::FetchEnv env{regs.slot,           arch::host_isa(), instance.entry_args,
-                            core::kMaxEntryArgs, thread.comm,      safe_memory_reader()};
+                            core::kMaxEntryArgs, thread.comm,      memory};
   thread.writer().commit(
       trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }
@@ -224,7 +225,7 @@ void run_return_events(const ReturnInstance& instance, const uint64_t* saved, Th
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);
     if (((instance.handlers >> k) & 1) && event != nullptr) {
-      record_return(*event, instance, regs, thread, state);
+      record_return(*event, instance, regs, memory_reader_for(*probe), thread, state);
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "agent/signal_action.h"
 #include "agent/signal_table.h"
 #include "agent/signal_thread.h"
+#include "agent/thread_census.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/safe_memory.h"
 
@@ -115,6 +116,7 @@ void point_back_to_original(ucontext_t& context) {
 
 void on_signal(int sig, siginfo_t* info, void* raw_context) {
   auto& context = *static_cast<ucontext_t*>(raw_context);
+  if (answer_question(sig, info, context)) return;
   if (sig == SIGTRAP) {
     if (is_breakpoint_trap(info) &&
         (handle_breakpoint(context) || rewind_removed_breakpoint(context))) {

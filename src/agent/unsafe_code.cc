@@ -86,9 +86,10 @@ std::pair<uint64_t, uint64_t> function_range(void* library, const char* name) {
   return {begin, begin + (symbol->st_size ? symbol->st_size : 1)};
 }
 
+// No breakpoint; a jump written while no other thread runs is fine.
 void blacklist_function(core::ProbeRegistry& registry, void* library, const char* name) {
   if (const auto [begin, end] = function_range(library, name); begin != 0) {
-    registry.blacklist(begin, end, kBlockedReason);
+    registry.blacklist(begin, end, kBlockedReason, /*as_jump=*/true);
   }
 }
 

@@ -2,10 +2,14 @@
 //
 // Code no breakpoint may go on: the agent's own, the signal return
 // trampoline, and the C library functions that run with every signal
-// blocked; and the functions no return probe may go on. A breakpoint raises SIGTRAP; when that
-// signal is blocked the kernel resets it to its default action and the process dies. The kernel's
-// uprobes take no signal, so they can go there; dprobe refuses instead
-// (BLACKLISTED), the way the kernel keeps kprobes off its own fragile code.
+// blocked; and the functions no return probe may go on. A breakpoint
+// raises SIGTRAP; when that signal is blocked the kernel resets it to its
+// default action and the process dies. The kernel's uprobes take no
+// signal, so they can go there; dprobe refuses a breakpoint (BLACKLISTED),
+// the way the kernel keeps kprobes off its own fragile code, but takes a
+// jump on the C library's functions when it can write it with no other
+// thread running (`dprobe run`, before the program starts): a jump raises
+// no signal, and needs no breakpoint to go on or, left in place, to come off.
 #ifndef DPROBE_AGENT_UNSAFE_CODE_H_
 #define DPROBE_AGENT_UNSAFE_CODE_H_
 

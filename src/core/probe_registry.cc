@@ -63,13 +63,13 @@ Result<ProbeRegistry> ProbeRegistry::create() {
   return ProbeRegistry(std::move(*patcher));
 }
 
-void ProbeRegistry::blacklist(uint64_t begin, uint64_t end, std::string reason) {
-  blacklist_.push_back({begin, end, std::move(reason)});
+void ProbeRegistry::blacklist(uint64_t begin, uint64_t end, std::string reason, bool as_jump) {
+  blacklist_.push_back({begin, end, std::move(reason), as_jump});
 }
 
-const std::string* ProbeRegistry::blacklisted(uint64_t address) const {
+const ProbeRegistry::Range* ProbeRegistry::blacklisted(uint64_t address) const {
   for (const Range& range : blacklist_) {
-    if (in_range(address, range.begin, range.end)) return &range.reason;
+    if (in_range(address, range.begin, range.end)) return &range;
   }
   return nullptr;
 }
@@ -111,7 +111,13 @@ Result<Probe*, AddFailure> ProbeRegistry::probe_at(const ProbeSite& site) {
     it->second = std::move(copy);
     return it->second.get();
   }
-  // A breakpoint inside the bytes a jump covers would break the jump.
+  // A breakpoint inside the bytes a jump covers would break the jump; one
+  // that may not become a breakpoint keeps its place.
+  if (const Probe* owner = jump_only_around(site.address)) {
+    return failure(AddStatus::kBlacklisted, "it is inside the jump of the probe at " +
+                                                hex(owner->address) +
+                                                ", which may not become a breakpoint");
+  }
   unoptimize_around(site.address);
   auto probe = prepare(site);
   if (!probe) return unexpected(probe.error());
@@ -138,12 +144,17 @@ std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
   copy->displaced = probe.displaced;
   copy->optimized = probe.optimized.load();
   copy->breakpoint_reason = probe.breakpoint_reason;
+  copy->jump_only = probe.jump_only;
   return copy;
 }
 
 Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSite& site) {
-  if (const std::string* reason = blacklisted(site.address)) {
-    return failure(AddStatus::kBlacklisted, *reason);
+  const Range* banned = blacklisted(site.address);
+  if (banned != nullptr && !(banned->as_jump && direct_jumps_ && optimizer_)) {
+    return failure(AddStatus::kBlacklisted,
+                   banned->reason + (banned->as_jump ? "; a jump could go there, written before "
+                                                       "the program runs (dprobe run, optimized)"
+                                                     : ""));
   }
   const bool from_function = site.function_address <= site.address &&
                              site.address - site.function_address < kMaxDecodeSpan;
@@ -170,6 +181,13 @@ Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSit
   }
   const auto breakpoint = arch::breakpoint_insn();
   probe->original.assign(insn->insn.bytes.begin(), insn->insn.bytes.begin() + breakpoint.size());
+  if (banned != nullptr) {
+    probe->jump_only = true;
+    if (auto ready = prepare_jump(*probe); !ready) {
+      return failure(AddStatus::kBlacklisted,
+                     banned->reason + "; nor can it be a jump: " + ready.error());
+    }
+  }
   return probe;
 }
 
@@ -206,6 +224,7 @@ void ProbeRegistry::publish() {
 
 Result<void> ProbeRegistry::arm(Probe& probe) {
   if (probe.armed.load()) return {};
+  if (probe.jump_only) return arm_jump(probe);
   auto written = patcher_.write(probe.address, arch::breakpoint_insn());
   if (written) probe.armed.store(true);
   return written;
@@ -213,6 +232,10 @@ Result<void> ProbeRegistry::arm(Probe& probe) {
 
 void ProbeRegistry::disarm(Probe& probe) noexcept {
   if (!probe.armed.load()) return;
+  if (probe.jump_only && !direct_jumps_) {
+    probe.armed.store(false);  // the way back is a breakpoint: the jump stays
+    return;
+  }
   unoptimize(probe);
   if (patcher_.write(probe.address, probe.original)) probe.armed.store(false);
 }
@@ -252,7 +275,15 @@ void ProbeRegistry::arm_range(uint64_t begin, uint64_t end) noexcept {
 void ProbeRegistry::remove_range(uint64_t begin, uint64_t end) {
   bool removed = false;
   for (auto it = probes_.begin(); it != probes_.end();) {
-    if (in_range(it->first, begin, end)) {
+    if (in_range(it->first, begin, end) && it->second->jump_only && it->second->optimized.load()) {
+      // A jump left in the code (see disarm) stays known, its handlers gone.
+      auto copy = copy_of(*it->second);
+      copy->handlers.clear();
+      epochs_.retire(std::move(it->second));
+      it->second = std::move(copy);
+      removed = true;
+      ++it;
+    } else if (in_range(it->first, begin, end)) {
       epochs_.retire(std::move(it->second));
       it = probes_.erase(it);
       removed = true;

@@ -56,15 +56,29 @@ struct ProbeState {
   std::string reason;
 };
 
+// The bytes a jump is about to cover, for the threads' census: no thread
+// may go on running them in place once the jump's tail is written.
+struct DisplacedRange {
+  uint64_t begin = 0;  // the probe address: a thread there is outside (it traps)
+  uint64_t end = 0;
+  uint64_t copy = 0;      // the trampoline's copy of [begin, end), at the same offsets
+  uint64_t slot = 0;      // the probe's out-of-line slot, [slot, slot_end): a thread
+  uint64_t slot_end = 0;  // there is on its way back into the bytes
+};
+
 // What jump optimization needs from the run-time around the registry.
 struct OptimizeEnv {
   uint64_t handler = 0;  // the trampolines call handler(SavedRegs*, probe address)
   // The exception landing pads of the code in [begin, end), or why unknown.
   std::function<Result<std::vector<uint64_t>, std::string>(uint64_t begin, uint64_t end)>
       landing_pads;
-  // Where every other thread of the process is stopped (its pc), or why
-  // that cannot be known (one is running).
-  std::function<Result<std::vector<uint64_t>, std::string>()> other_thread_pcs;
+  // Makes sure no other thread of the process runs the bytes of a range in
+  // place: each is proven outside them for good (a trap at a range's first
+  // byte resumes in its copy), or moved from inside to the matching place
+  // of the copy. Whether each range is clear, or why no thread's place
+  // could be known.
+  std::function<Result<std::vector<bool>, std::string>(const std::vector<DisplacedRange>&)>
+      clear_threads;
   // Serializes every core of the process (membarrier SYNC_CORE).
   std::function<void()> sync_cores;
 };
@@ -84,7 +98,14 @@ class ProbeRegistry {
   ~ProbeRegistry();
 
   // Addresses no probe may take, with the reason given when one tries.
-  void blacklist(uint64_t begin, uint64_t end, std::string reason);
+  // `as_jump`: no breakpoint, but a jump may go there while direct jumps
+  // are allowed.
+  void blacklist(uint64_t begin, uint64_t end, std::string reason, bool as_jump = false);
+  // Whether jumps may be written without a breakpoint first: only while no
+  // other thread of the process runs (the agent's start, before the
+  // program's) and optimization is wanted. Such a probe is disarmed while
+  // other threads run by leaving its jump, calling nothing.
+  void allow_direct_jumps(bool allowed) { direct_jumps_ = allowed; }
 
   // Adds `handler` at the site; the first handler at an address prepares
   // the probe there. Once the registry is live (arm_all was called), a new
@@ -159,7 +180,10 @@ class ProbeRegistry {
   Result<Probe*, AddFailure> probe_at(const ProbeSite& site);
   Result<std::unique_ptr<Probe>, AddFailure> prepare(const ProbeSite& site);
   Result<uint64_t, AddFailure> slot_for(const arch::ProbeInsn& insn);
-  const std::string* blacklisted(uint64_t address) const;
+  struct Range;
+  const Range* blacklisted(uint64_t address) const;
+  const Probe* jump_only_around(uint64_t address) const;
+  Result<void> arm_jump(Probe& probe);
   void publish();
   Result<void> arm(Probe& probe);
   void disarm(Probe& probe) noexcept;
@@ -176,7 +200,6 @@ class ProbeRegistry {
   Result<void, std::string> prepare_jump(Probe& probe);
   Result<uint64_t, std::string> trampoline_for(const Probe& probe, const arch::OptimizePlan& plan);
   std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end);
-  bool thread_inside(const Probe& probe, const std::vector<uint64_t>& pcs) const;
   static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
   bool write_tail(Probe& probe);
   void write_first_byte(Probe& probe);
@@ -188,6 +211,7 @@ class ProbeRegistry {
     uint64_t begin;
     uint64_t end;
     std::string reason;
+    bool as_jump;
   };
   // An out-of-line slot, kept for its address and instruction: a library
   // loaded again at the same place gets the same slot back, so that
@@ -208,6 +232,7 @@ class ProbeRegistry {
   std::optional<OptimizeEnv> optimizer_;
   uint32_t next_id_ = 1;
   bool live_ = false;
+  bool direct_jumps_ = false;
   EpochDomain epochs_;
   std::atomic<const ProbeSnapshot*> snapshot_{nullptr};
 };

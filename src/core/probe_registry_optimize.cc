@@ -9,9 +9,9 @@
 // Never half-written: a probe is a breakpoint first. Its trampoline is
 // written and published, so that a trap there resumes in the trampoline's
 // copy of the displaced instructions and never in them; once no trap
-// handler can still hold the older view (two epoch flips) and no other
-// thread is stopped inside the bytes to be replaced (or in the probe's
-// out-of-line slot, on its way back into them), the jump's tail is written,
+// handler can still hold the older view (two epoch flips) and every other
+// thread is known to be outside the bytes to be replaced and the probe's
+// out-of-line slot (or was moved into the copy), the jump's tail is written,
 // then its first byte, with every core serialized between the steps.
 // Undoing it is the reverse, and needs no such check: no thread can be
 // inside bytes that only a jump skips over.
@@ -99,16 +99,6 @@ Result<uint64_t, std::string> ProbeRegistry::trampoline_for(const Probe& probe,
   return *memory;
 }
 
-// Whether some thread other than the caller may be about to run the bytes
-// of `probe` that the jump will cover: inside them, or in its slot.
-bool ProbeRegistry::thread_inside(const Probe& probe, const std::vector<uint64_t>& pcs) const {
-  const uint64_t end = probe.address + probe.displaced_length;
-  return std::any_of(pcs.begin(), pcs.end(), [&](uint64_t pc) {
-    return strictly_inside(pc, probe.address, end) ||
-           (pc >= probe.slot && pc < probe.slot + arch::kSlotBytes);
-  });
-}
-
 void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   if (!optimizer_ || !live_) return;
   std::vector<Probe*> prepared = prepare_jumps(begin, end);
@@ -117,12 +107,18 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   // that may still resume in a slot.
   if (!epochs_.synchronize()) return note_reason(prepared, "trap handlers did not drain in time");
   optimizer_->sync_cores();
-  auto pcs = optimizer_->other_thread_pcs();
-  if (!pcs) return note_reason(prepared, pcs.error());
+  std::vector<DisplacedRange> ranges;
+  for (const Probe* probe : prepared) {
+    ranges.push_back({probe->address, probe->address + probe->displaced_length, probe->resume_copy,
+                      probe->slot, probe->slot + arch::kSlotBytes});
+  }
+  auto clear = optimizer_->clear_threads(ranges);
+  if (!clear) return note_reason(prepared, clear.error());
   std::vector<Probe*> tails_written;
-  for (Probe* probe : prepared) {
-    if (thread_inside(*probe, *pcs)) {
-      probe->breakpoint_reason = "a thread was stopped inside the instructions it displaces";
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    Probe* probe = prepared[i];
+    if (!(*clear)[i]) {
+      probe->breakpoint_reason = "a thread stayed inside the instructions it displaces";
     } else if (write_tail(*probe)) {
       tails_written.push_back(probe);
     }
@@ -171,6 +167,35 @@ bool ProbeRegistry::write_tail(Probe& probe) {
   return false;
 }
 
+// A probe that may not be a breakpoint becomes a jump at once: nothing
+// else runs (allow_direct_jumps), so no thread can see a half-written one.
+// A jump left from before (disarmed while others ran) is taken back as is.
+Result<void> ProbeRegistry::arm_jump(Probe& probe) {
+  if (!probe.optimized.load()) {
+    if (!direct_jumps_ || !write_tail(probe)) {
+      return unexpected(Error{"the jump could not be written"});
+    }
+    optimizer_->sync_cores();
+    write_first_byte(probe);
+    optimizer_->sync_cores();
+    if (!probe.optimized.load()) {
+      return unexpected(Error{"the jump could not be written"});
+    }
+  }
+  probe.armed.store(true);
+  return {};
+}
+
+// The probe that may not be a breakpoint whose jump covers `address`.
+const Probe* ProbeRegistry::jump_only_around(uint64_t address) const {
+  for (const auto& [at, probe] : probes_) {
+    if (probe->jump_only && strictly_inside(address, at, at + probe->displaced_length)) {
+      return probe.get();
+    }
+  }
+  return nullptr;
+}
+
 void ProbeRegistry::write_first_byte(Probe& probe) {
   const std::vector<uint8_t> jump =
       arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
@@ -202,7 +227,8 @@ void ProbeRegistry::unoptimize(Probe& probe) noexcept {
 // to a breakpoint first.
 void ProbeRegistry::unoptimize_around(uint64_t address) noexcept {
   for (auto& [at, probe] : probes_) {
-    if (probe->optimized.load() && strictly_inside(address, at, at + probe->displaced_length)) {
+    if (probe->optimized.load() && !probe->jump_only &&
+        strictly_inside(address, at, at + probe->displaced_length)) {
       unoptimize(*probe);
       probe->breakpoint_reason = "another probe is inside the instructions it displaces";
     }

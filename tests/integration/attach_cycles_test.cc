@@ -7,10 +7,12 @@
 // outside, /proc/PID/mem), and the process runs on, its whole text
 // identical to its file at the end.
 //
-// Whether the probe becomes a jump depends on the optimizer finding the
-// other threads stopped, which four spinning threads may never be: either
-// way is accepted here (and counted in the output); the bytes are checked
-// after each detach whatever the probe was.
+// The probe becomes a jump although the four threads never stop: those on
+// a core are asked where they are (agent/thread_census.h). One may answer
+// from the probe's out-of-line slot a few times running; that attach keeps
+// the breakpoint, with the reason, and is counted in the output. The bytes
+// are checked after each detach whatever the probe was. Small rings: an
+// optimized probe's hits outrun any reader.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -51,9 +53,9 @@ TEST(AttachCycles, HundredAttachesUnderLoadEachTracesAndEachDetachRestoresTheByt
 
   std::map<std::string, int> states;  // how the probe was armed, attach by attach
   for (int cycle = 0; cycle < kCycles; ++cycle) {
-    const RunResult attach =
-        run_dprobe({"attach", "-p", std::to_string(pid), "-e", "p:g/busy busy_probe t=%di",
-                    "--duration", "0.05", "--probes", "-o", dir.file("trace")});
+    const RunResult attach = run_dprobe(
+        {"attach", "-p", std::to_string(pid), "-e", "p:g/busy busy_probe t=%di", "--duration",
+         "0.05", "--buffer-size", "16K", "--probes", "-o", dir.file("trace")});
     ASSERT_EQ(attach.status, 0) << "attach " << cycle << ": " << attach;
     ASSERT_THAT(attach.err, Not(HasSubstr("error"))) << "attach " << cycle << ": " << attach;
     const auto lines = lines_of(parse_trace(read_file(dir.file("trace"))), "busy");
@@ -69,7 +71,16 @@ TEST(AttachCycles, HundredAttachesUnderLoadEachTracesAndEachDetachRestoresTheByt
   std::string summary;
   for (const auto& [state, count] : states) summary += " " + std::to_string(count) + "x " + state;
   std::printf("busy_probe was armed as:%s\n", summary.c_str());
-  if (breakpoints_only()) EXPECT_EQ(states.count(std::string(kOptimized)), 0u);
+  if (breakpoints_only()) {
+    EXPECT_EQ(states.count(std::string(kOptimized)), 0u);
+  } else {
+    EXPECT_GE(states[std::string(kOptimized)], kCycles * 9 / 10) << summary;
+    for (const auto& [state, count] : states) {
+      EXPECT_THAT(state, ::testing::AnyOf(std::string(kOptimized),
+                                          HasSubstr("a thread stayed inside the instructions")))
+          << count << " attaches";
+    }
+  }
 
   const uint64_t calls = last_number_after(busy.out(), "busy_loop: calls ").value_or(0);
   EXPECT_TRUE(eventually(

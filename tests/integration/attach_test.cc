@@ -141,6 +141,31 @@ TEST(Attach, HitsArriveAndDetachRestoresEveryByte) {
   EXPECT_EQ(text_snapshot(pid), before);
 }
 
+// Attached to 4 threads that call the probed function without pause (on
+// the cores whenever the agent looks), the probe still becomes a jump:
+// the threads are asked where they are (agent/thread_census.h) and none is
+// found, or left, inside the displaced bytes. Repeated, so a thread caught
+// mid-way through them (moved to the trampoline's copy) is likely at least
+// once; the program's count of calls goes on growing throughout.
+TEST(Attach, AProbeOnFunctionsFourBusyThreadsRunIsOptimized) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  Busy busy(dir, {}, 4, 60);
+  ASSERT_TRUE(busy.ready) << busy.process.out() << busy.process.err();
+  const pid_t pid = busy.pid();
+  const std::string exe = executable_path(pid);
+  for (int attach = 0; attach < 5; ++attach) {
+    const RunResult run = run_dprobe(attach_args(
+        pid, "0.2", {"--probes", "--profile", "--buffer-size", "16K", "-o", dir.file("trace")}));
+    ASSERT_EQ(run.status, 0) << run;
+    EXPECT_THAT(run.err, ::testing::ContainsRegex("busy_probe\\+0x0/0x[0-9a-f]+  \\[OPTIMIZED\\]"))
+        << run;
+    EXPECT_GT(busy_hits(run), 0u) << run;
+  }
+  EXPECT_TRUE(busy.making_progress()) << busy.process.out().substr(0, 2000);
+  EXPECT_EQ(text_differences_from_file(pid, exe), "");
+}
+
 // 100 short attaches to one process while 4 threads hit the probe without
 // pause: every one of them sees hits and detaches cleanly, the process
 // survives all of them with its text intact.
@@ -153,7 +178,9 @@ TEST(Attach, HundredAttachesAndDetachesUnderLoad) {
   const TextSnapshot before = text_snapshot(pid);
   ASSERT_GE(before.mappings.size(), 3u) << before;
   for (int i = 0; i < 100; ++i) {
-    const RunResult run = run_dprobe(attach_args(pid, "0.05", {"--profile", "-o", "/dev/null"}));
+    // Small rings: an optimized probe's hits outrun any reader.
+    const RunResult run = run_dprobe(
+        attach_args(pid, "0.05", {"--profile", "--buffer-size", "16K", "-o", "/dev/null"}));
     ASSERT_EQ(run.status, 0) << "attach " << i << ": " << run;
     ASSERT_GT(busy_hits(run), 0u) << "attach " << i << ": " << run;
     ASSERT_TRUE(process_running(pid)) << "attach " << i << ": " << busy.process.err();

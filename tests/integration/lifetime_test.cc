@@ -16,6 +16,7 @@
 namespace dprobe::integration {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -64,17 +65,38 @@ TEST_P(Lifetime, ProbesOnMallocAndFreeInAThreadedProgram) {
   EXPECT_GE(malloc_row->hits, 1u) << "printf's buffer at least";
 }
 
-// glibc's thread exit blocks every signal, then hands the stack back with
-// madvise (advise_stack_range). A breakpoint trap that finds SIGTRAP
-// blocked kills the process, so the agent refuses the C library functions
-// that run so (the kernel's uprobes take no signal and can go there).
-TEST_P(Lifetime, ProbeOnAFunctionGlibcRunsWithSignalsBlockedIsRefused) {
-  const RunResult run = run_traced({"p:life/madvise libc.so.6:madvise len=%si:u64"},
-                                   {exe("threads"), "2", "10"}, {"--profile"});
-  EXPECT_EQ(run.status, 2) << run;
-  EXPECT_THAT(run.err, HasSubstr("Probe point is on the blacklist (BLACKLISTED)")) << run;
-  EXPECT_THAT(run.err, HasSubstr("every signal blocked")) << run;
-  EXPECT_THAT(run.out, Not(HasSubstr("threads: ok"))) << "refused before the program ran";
+// glibc's thread exit blocks every signal, frees, then hands the stack
+// back with madvise (advise_stack_range). A breakpoint trap that finds
+// SIGTRAP blocked kills the process, so the agent puts no breakpoint on the
+// C library functions that run so (the kernel's uprobes take no signal and
+// can go there); a jump, written before the program runs, raises none.
+// Breakpoints only: refused, before the program runs.
+TEST_P(Lifetime, ProbesOnWhatGlibcRunsWithSignalsBlockedAreJumpsOrRefused) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const RunResult run = run_traced(
+      {"p:life/madvise libc.so.6:madvise len=%si:u64", "p:life/free libc.so.6:free ptr=%di"},
+      {exe("lifetime"), "detached"}, {"--profile", "--probes", "-o", dir.file("trace")});
+  if (breakpoints_only()) {
+    EXPECT_EQ(run.status, 2) << run;
+    EXPECT_THAT(run.err, HasSubstr("Probe point is on the blacklist (BLACKLISTED)")) << run;
+    EXPECT_THAT(run.err, HasSubstr("every signal blocked")) << run;
+    EXPECT_THAT(run.out, Not(HasSubstr("lifetime: detached"))) << "refused before the program ran";
+    return;
+  }
+  EXPECT_EQ(run.status, 0) << run;
+  EXPECT_EQ(run.out, "lifetime: detached\n") << run;
+  EXPECT_THAT(run.err, ContainsRegex("madvise\\+0x0/0x[0-9a-f]+  \\[OPTIMIZED\\]")) << run;
+  const auto rows = parse_profile(run.err);
+  const auto madvise = profile_row(rows, "madvise");
+  ASSERT_TRUE(madvise) << run;
+  EXPECT_GE(madvise->hits, 1u) << "the threads' stacks go back with madvise";
+  const auto free_row = profile_row(rows, "free");
+  ASSERT_TRUE(free_row) << run;
+  EXPECT_GE(free_row->hits, 256u);
+  for (const TraceLine& line : parse_trace(read_file(dir.file("trace")))) {
+    if (line.event == "madvise") ASSERT_NE(line.arg("len"), "0") << line;
+  }
 }
 
 // Threads keep hitting a probe while main returns and the C library

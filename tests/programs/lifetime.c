@@ -9,6 +9,9 @@
 //            calls, main returns while they still run, with 16384 lines of
 //            64 bytes in the stdout buffer (written out at exit, while the
 //            threads still call marker)
+//   detached 256 detached threads, each mallocs and frees, then exits (the
+//            C library frees its stack with madvise, with every signal
+//            blocked); once all have ended main prints "lifetime: detached"
 // Exits 0.
 #include <pthread.h>
 #include <sched.h>
@@ -47,6 +50,30 @@ static void* spin(void* arg) {
   return NULL;
 }
 
+#define DETACHED 256
+static atomic_int ended;
+
+static void* short_life(void* arg) {
+  free(malloc(64 + (size_t)arg));
+  atomic_fetch_add(&ended, 1);
+  return NULL;
+}
+
+static int run_detached(void) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  for (long t = 0; t < DETACHED; ++t) {
+    pthread_t id;
+    if (pthread_create(&id, &attr, short_life, (void*)t) != 0) return 1;
+    if (t % 32 == 31) usleep(1000);  // a few at a time: stacks are reused
+  }
+  while (atomic_load(&ended) < DETACHED) usleep(1000);
+  usleep(100000);  // their exits, after the count
+  printf("lifetime: detached\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   if (strcmp(argv[1], "fini") == 0) {
@@ -55,6 +82,7 @@ int main(int argc, char** argv) {
     marker(1);
     return 0;
   }
+  if (strcmp(argv[1], "detached") == 0) return run_detached();
   if (strcmp(argv[1], "threads") == 0) {
     pthread_t id;
     for (long t = 0; t < THREADS; ++t) {

@@ -26,6 +26,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -164,7 +165,10 @@ void on_stop(int, siginfo_t*, void* context) {
   }
 }
 
-Result<std::vector<uint64_t>, std::string> stop_workers() {
+// Stops every worker (until release_workers) and says which ranges none
+// of them is inside: the registry writes while they wait, as a census
+// that stops threads would have it.
+Result<std::vector<bool>, std::string> stop_workers(const std::vector<DisplacedRange>& ranges) {
   const uint32_t generation = g_generation.load() + 1;
   g_stopped.store(0);
   g_generation.store(generation);
@@ -174,9 +178,16 @@ Result<std::vector<uint64_t>, std::string> stop_workers() {
     if (std::chrono::steady_clock::now() > deadline) std::abort();  // a worker never stopped
     std::this_thread::yield();
   }
-  std::vector<uint64_t> pcs;
-  for (const auto& pc : g_stopped_pcs) pcs.push_back(pc.load());
-  return pcs;
+  std::vector<bool> clear;
+  for (const DisplacedRange& r : ranges) {
+    clear.push_back(std::none_of(std::begin(g_stopped_pcs), std::end(g_stopped_pcs),
+                                 [&](const std::atomic<uint64_t>& stopped) {
+                                   const uint64_t pc = stopped.load();
+                                   return (pc > r.begin && pc < r.end) ||
+                                          (pc >= r.slot && pc < r.slot_end);
+                                 }));
+  }
+  return clear;
 }
 
 // After the registry is done with them (a no-op when none was stopped).
@@ -304,7 +315,7 @@ class OptimizedProbeStress : public ::testing::Test {
     OptimizeEnv env;
     env.handler = reinterpret_cast<uint64_t>(&dprobe_stress_jump_hit);
     env.landing_pads = landing_pads_of;
-    env.other_thread_pcs = stop_workers;
+    env.clear_threads = stop_workers;
     env.sync_cores = sync_cores;
     registry_->enable_optimization(std::move(env));
     auto added = registry_->add({target(), target(), kTargetBytes}, 1);
@@ -404,7 +415,7 @@ TEST_F(OptimizedProbeStress, ArmOptimizeDisarmTenThousandTimesUnderEightThreads)
   // loaded machine, one was slow to leave a trap handler.
   EXPECT_GE(optimized, kCycles / 2) << "rounds that stayed a breakpoint:" << why;
   for (const auto& [reason, count] : reasons) {
-    EXPECT_THAT(reason, AnyOf("a thread was stopped inside the instructions it displaces",
+    EXPECT_THAT(reason, AnyOf("a thread stayed inside the instructions it displaces",
                               "trap handlers did not drain in time"))
         << count << " rounds";
   }

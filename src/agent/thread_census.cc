@@ -1,0 +1,247 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/thread_census.h"
+
+#include <fcntl.h>
+#include <time.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+
+#include "arch/runtime/context.h"
+#include "arch/runtime/raw_syscall.h"
+
+namespace dprobe::agent {
+namespace {
+
+using Ranges = std::vector<core::DisplacedRange>;
+constexpr size_t kNowhere = SIZE_MAX;
+constexpr size_t kClear = SIZE_MAX - 1;  // answered: outside every range, or moved out
+
+// The range whose bytes past its first, or whose slot, hold `pc`.
+size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const core::DisplacedRange& r = ranges[i];
+    if ((pc > r.begin && pc < r.end) || (pc >= r.slot && pc < r.slot_end)) return i;
+  }
+  return kNowhere;
+}
+
+void pause_microseconds(long us) {
+  const timespec pause{0, us * 1000};
+  arch::raw_syscall(SYS_nanosleep, arch::raw_arg(&pause), 0);
+}
+
+// ---- Looking: /proc/self/task/TID/syscall --------------------------------------
+
+// The whole of a small file of /proc, read with raw system calls (every
+// function of libc may carry a probe); empty when it cannot be read.
+std::string read_proc(const std::string& path) {
+  const long fd =
+      arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path.c_str()), O_RDONLY | O_CLOEXEC);
+  if (arch::raw_failed(fd)) return {};
+  char buffer[512];
+  const long n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), sizeof(buffer) - 1);
+  arch::raw_syscall(SYS_close, fd);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+struct Sighting {
+  enum Kind { kGone, kStopped, kOnCore } kind = kGone;
+  uint64_t pc = 0;  // kStopped: the user pc the thread goes back to
+};
+
+// "nr args... sp pc" in a system call, "-1 sp pc" stopped outside one,
+// "running" on a core (the kernel cannot say where then).
+Sighting look_at(uint32_t tid) {
+  const std::string text = read_proc("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  if (text.empty()) return {};
+  const size_t last = text.find_last_of(' ');
+  if (text.rfind("running", 0) == 0 || last == std::string::npos) return {Sighting::kOnCore};
+  return {Sighting::kStopped, std::strtoull(text.c_str() + last + 1, nullptr, 16)};
+}
+
+// The ids of the process's threads but the caller's.
+std::vector<uint32_t> other_threads() {
+  std::vector<uint32_t> tids;
+  const long fd = arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/task"),
+                                    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (arch::raw_failed(fd)) return tids;
+  const uint32_t self = arch::raw_gettid();
+  alignas(8) char buffer[4096];
+  while (true) {
+    const long n = arch::raw_syscall(SYS_getdents64, fd, arch::raw_arg(buffer), sizeof(buffer));
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      struct Dirent {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+      };
+      const auto* entry = reinterpret_cast<const Dirent*>(buffer + at);
+      const auto tid = static_cast<uint32_t>(std::strtoul(entry->name, nullptr, 10));
+      if (tid != 0 && tid != self) tids.push_back(tid);
+      at += entry->reclen;
+    }
+  }
+  arch::raw_syscall(SYS_close, fd);
+  return tids;
+}
+
+// ---- Asking: a tagged SIGSEGV, answered by the handler --------------------------
+
+constexpr uint64_t kTag = 0x64707262;  // "dprb", above the round in si_value
+constexpr size_t kMaxAsked = 256;      // threads asked at once
+constexpr int kAnswerWaits = 1000;     // of 50 us each: a thread on a core answers at once
+
+// A thread not yet known to be clear, and the range it was last seen in
+// (its bytes past the first, or its slot): it can be in that one only, as
+// every other range's way in leads to the copy.
+struct Unknown {
+  uint32_t tid = 0;
+  size_t range = kNowhere;  // never seen
+};
+
+// One round of questions. The handler takes part only while the round is
+// open and it is counted in `busy`, so the asker knows when none is left
+// reading the ranges.
+struct Board {
+  std::atomic<uint32_t> round{0};
+  std::atomic<bool> open{false};
+  std::atomic<int> busy{0};
+  const core::DisplacedRange* ranges = nullptr;
+  size_t count = 0;
+  std::atomic<uint32_t> answered{0};
+  std::array<std::atomic<uint64_t>, kMaxAsked> answers{};  // tid << 32 | (range + 1, or 0: clear)
+};
+Board g_board;
+
+bool send_question(uint32_t tid, uint32_t round) {
+  siginfo_t info{};
+  info.si_signo = kQuestionSignal;
+  info.si_code = SI_QUEUE;
+  info.si_pid = static_cast<pid_t>(arch::raw_getpid());
+  info.si_uid = static_cast<uid_t>(arch::raw_syscall(SYS_getuid));
+  info.si_value.sival_ptr = reinterpret_cast<void*>((kTag << 32) | round);
+  return !arch::raw_failed(arch::raw_syscall(SYS_rt_tgsigqueueinfo, info.si_pid, tid,
+                                             kQuestionSignal, arch::raw_arg(&info)));
+}
+
+// Asks the threads of `unknown` (at most kMaxAsked) where they are: those
+// that answer clear are taken out, the others' ranges updated.
+void ask(std::vector<Unknown>& unknown, const Ranges& ranges) {
+  const uint32_t round = g_board.round.load() + 1;
+  g_board.ranges = ranges.data();
+  g_board.count = ranges.size();
+  g_board.answered.store(0);
+  g_board.round.store(round);
+  g_board.open.store(true);
+  uint32_t sent = 0;
+  for (const Unknown& thread : unknown) sent += send_question(thread.tid, round) ? 1 : 0;
+  for (int wait = 0; wait < kAnswerWaits && g_board.answered.load() < sent; ++wait) {
+    pause_microseconds(50);
+  }
+  g_board.open.store(false);
+  while (g_board.busy.load() != 0) arch::raw_syscall(SYS_sched_yield);
+  const size_t answered = std::min<size_t>(g_board.answered.load(), kMaxAsked);
+  for (size_t i = 0; i < answered; ++i) {
+    const uint64_t answer = g_board.answers[i].load();
+    const auto tid = static_cast<uint32_t>(answer >> 32);
+    const auto in = static_cast<uint32_t>(answer);
+    for (Unknown& thread : unknown) {
+      if (thread.tid == tid) thread.range = in == 0 ? kClear : in - 1;
+    }
+  }
+  std::erase_if(unknown, [](const Unknown& thread) { return thread.range == kClear; });
+}
+
+void ask_all(std::vector<Unknown>& unknown, const Ranges& ranges) {
+  std::vector<Unknown> left;
+  for (size_t at = 0; at < unknown.size(); at += kMaxAsked) {
+    const auto first = unknown.begin() + static_cast<ptrdiff_t>(at);
+    const auto last =
+        unknown.begin() + static_cast<ptrdiff_t>(std::min(at + kMaxAsked, unknown.size()));
+    std::vector<Unknown> some(first, last);
+    ask(some, ranges);
+    left.insert(left.end(), some.begin(), some.end());
+  }
+  unknown = std::move(left);
+}
+
+// Looks at each thread of `unknown`: those outside every range (or gone)
+// are taken out, those stopped inside one noted there.
+void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
+  std::erase_if(unknown, [&](Unknown& thread) {
+    const Sighting seen = look_at(thread.tid);
+    if (seen.kind == Sighting::kGone) return true;
+    if (seen.kind == Sighting::kOnCore) return false;
+    thread.range = range_holding(seen.pc, ranges.data(), ranges.size());
+    return thread.range == kNowhere;
+  });
+}
+
+}  // namespace
+
+// Looked at first, asked only if still on a core (or inside) after a pause:
+// most threads wait in the kernel, and a question is a signal. A thread
+// still inside a range at the end keeps that one from being clear; one
+// never seen anywhere keeps them all.
+Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
+  constexpr int kRounds = 4;
+  std::vector<Unknown> unknown;
+  for (const uint32_t tid : other_threads()) unknown.push_back({tid});
+  for (int round = 0; round < kRounds && !unknown.empty(); ++round) {
+    if (round > 0) pause_microseconds(500);
+    look(unknown, ranges);
+    if (round > 0 && round + 1 < kRounds && !unknown.empty()) ask_all(unknown, ranges);
+  }
+  std::vector<bool> clear(ranges.size(), true);
+  for (const Unknown& thread : unknown) {
+    if (thread.range == kNowhere) {
+      return unexpected("thread " + std::to_string(thread.tid) +
+                        " did not answer where it runs: it could be inside the displaced bytes");
+    }
+    clear[thread.range] = false;
+  }
+  return clear;
+}
+
+bool no_other_threads() { return other_threads().empty(); }
+
+bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
+  if (sig != kQuestionSignal || info->si_code != SI_QUEUE ||
+      static_cast<uint32_t>(info->si_pid) != arch::raw_getpid()) {
+    return false;
+  }
+  const auto value = reinterpret_cast<uint64_t>(info->si_value.sival_ptr);
+  if ((value >> 32) != kTag) return false;
+  g_board.busy.fetch_add(1);
+  if (g_board.open.load() && g_board.round.load() == static_cast<uint32_t>(value)) {
+    const uint64_t pc = arch::context_pc(context);
+    const size_t inside = range_holding(pc, g_board.ranges, g_board.count);
+    bool clear = inside == kNowhere;
+    if (!clear) {
+      const core::DisplacedRange& range = g_board.ranges[inside];
+      if (pc > range.begin && pc < range.end) {
+        // Mid-way through the displaced instructions: on in the copy, where
+        // each starts at its offset in the original.
+        arch::set_context_pc(context, range.copy + (pc - range.begin));
+        clear = true;
+      }
+    }
+    // The asker reads the answers only once the round is closed and no
+    // handler is busy: the count may run ahead of the stores.
+    const uint32_t index = g_board.answered.fetch_add(1);
+    if (index < kMaxAsked) {
+      const uint64_t where = clear ? 0 : inside + 1;
+      g_board.answers[index].store((uint64_t{arch::raw_gettid()} << 32) | where);
+    }
+  }
+  g_board.busy.fetch_sub(1);
+  return true;  // a late question of a closed round is answered by nothing
+}
+
+}  // namespace dprobe::agent

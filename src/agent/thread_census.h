@@ -1,0 +1,56 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Where the process's other threads are, for the jump optimizer
+// (core::OptimizeEnv::clear_threads): before a jump's tail overwrites
+// instructions, no thread may be inside them, mid-way, in place.
+//
+// By the time the census runs, a trap at a range's first byte resumes in
+// the trampoline's copy, so a thread seen outside a range once can never be
+// inside it again: one look per thread is enough, at any moment. A thread
+// that sits in the kernel is looked at in /proc/self/task/TID/syscall (its
+// user pc), without disturbing it. A thread that is on a core (or stopped
+// inside a range) is asked: a SIGSEGV queued to it with the agent's tag,
+// answered by the agent's handler from the interrupted context, which also
+// moves a thread found inside a range to the matching place of the copy.
+//
+// Why SIGSEGV: the agent holds it (the program never blocks it for real),
+// and a fault that comes while the question is pending, and is merged with
+// it, happens again when the handler returns (a trap would not: that rules
+// out SIGTRAP). Only threads on a core are asked, and a signal can make a
+// system call entered meanwhile fail with EINTR where SA_RESTART does not
+// restart it (epoll_wait, poll): the window is that of one question.
+//
+// Not seen: a pc saved in a signal frame (a thread interrupted inside a
+// range, running a handler of the program's now).
+#ifndef DPROBE_AGENT_THREAD_CENSUS_H_
+#define DPROBE_AGENT_THREAD_CENSUS_H_
+
+#include <signal.h>
+#include <ucontext.h>
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "core/probe_registry.h"
+
+namespace dprobe::agent {
+
+// The signal questions come by.
+constexpr int kQuestionSignal = SIGSEGV;
+
+// Whether each range is clear of the other threads (see above), or why a
+// thread's place could not be known.
+Result<std::vector<bool>, std::string> clear_threads(
+    const std::vector<core::DisplacedRange>& ranges);
+
+// Whether the caller is the process's only thread.
+bool no_other_threads();
+
+// In the agent's signal handler: whether the signal is a question of the
+// census (then it is answered, and is not the program's).
+bool answer_question(int sig, const siginfo_t* info, ucontext_t& context);
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_THREAD_CENSUS_H_

@@ -1,0 +1,176 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The jump optimizer's census of threads (agent/thread_census.h), on real
+// threads of this process: one waiting in the kernel is seen without a
+// signal, one on a core is asked, one spinning in the middle of a range is
+// moved to the copy (and so leaves a loop it could never leave in place),
+// one in a probe's slot keeps that range, and that range only, from being
+// clear.
+#include "agent/thread_census.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+namespace dprobe::agent {
+namespace {
+
+using namespace std::chrono_literals;
+using core::DisplacedRange;
+
+std::atomic<int> g_questions{0};
+
+void on_question(int sig, siginfo_t* info, void* context) {
+  if (!answer_question(sig, info, *static_cast<ucontext_t*>(context))) std::abort();
+  g_questions.fetch_add(1);
+}
+
+// Two pieces of code: the "original", an instruction and then a loop on
+// itself (a thread that enters it never leaves), and its "copy", the same
+// instruction and then a return.
+#if defined(__x86_64__)
+constexpr uint8_t kLoop[] = {0x90, 0xeb, 0xfe};  // nop; jmp .
+constexpr uint8_t kCopy[] = {0x90, 0xc3};        // nop; ret
+#elif defined(__aarch64__)
+constexpr uint8_t kLoop[] = {0x1f, 0x20, 0x03, 0xd5, 0x00, 0x00, 0x00, 0x14};  // nop; b .
+constexpr uint8_t kCopy[] = {0x1f, 0x20, 0x03, 0xd5, 0xc0, 0x03, 0x5f, 0xd6};  // nop; ret
+#endif
+
+class Census : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    struct sigaction action = {};
+    action.sa_sigaction = on_question;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+    ASSERT_EQ(::sigaction(kQuestionSignal, &action, &saved_), 0);
+    void* page =
+        ::mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(page, MAP_FAILED);
+    code_ = static_cast<uint8_t*>(page);
+    std::memcpy(code_, kLoop, sizeof(kLoop));
+    std::memcpy(code_ + kPage, kCopy, sizeof(kCopy));
+    ASSERT_EQ(::mprotect(page, 2 * kPage, PROT_READ | PROT_EXEC), 0);
+    __builtin___clear_cache(reinterpret_cast<char*>(code_),
+                            reinterpret_cast<char*>(code_) + 2 * kPage);
+    g_questions.store(0);
+  }
+  void TearDown() override {
+    ::sigaction(kQuestionSignal, &saved_, nullptr);
+    ::munmap(code_, 2 * kPage);
+  }
+
+  uint64_t loop() const { return reinterpret_cast<uint64_t>(code_); }
+  uint64_t copy() const { return reinterpret_cast<uint64_t>(code_ + kPage); }
+  // The loop's bytes as a range whose copy lets a thread out.
+  DisplacedRange loop_range() const { return {loop(), loop() + sizeof(kLoop), copy(), 0, 0}; }
+  // Somewhere no thread runs.
+  DisplacedRange elsewhere() const {
+    return {copy() + 64, copy() + 80, copy() + 128, copy() + 256, copy() + 320};
+  }
+
+  // A thread that runs into the loop; `left` once it got out.
+  std::thread enter_loop(std::atomic<bool>& left) const {
+    const auto code = reinterpret_cast<void (*)()>(code_);
+    return std::thread([code, &left] {
+      code();
+      left.store(true);
+    });
+  }
+
+  static constexpr size_t kPage = 4096;
+  uint8_t* code_ = nullptr;
+  struct sigaction saved_ = {};
+};
+
+bool eventually(const std::atomic<bool>& flag) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!flag.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  return flag.load();
+}
+
+TEST_F(Census, AThreadWaitingInTheKernelIsSeenThereWithoutASignal) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  std::thread reader([&] {
+    char byte;
+    (void)!::read(pipe_fds[0], &byte, 1);
+  });
+  std::this_thread::sleep_for(20ms);  // into read()
+  const auto clear = clear_threads({elsewhere()});
+  ASSERT_TRUE(clear) << clear.error();
+  EXPECT_EQ(*clear, std::vector<bool>{true});
+  EXPECT_EQ(g_questions.load(), 0);
+  (void)!::write(pipe_fds[1], "x", 1);
+  reader.join();
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+}
+
+TEST_F(Census, AThreadSpinningOutsideEveryRangeIsClear) {
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  for (int i = 0; i < 20; ++i) {
+    const auto clear = clear_threads({elsewhere(), loop_range()});
+    ASSERT_TRUE(clear) << clear.error();
+    EXPECT_EQ(*clear, (std::vector<bool>{true, true}));
+  }
+  stop.store(true);
+  spinner.join();
+}
+
+TEST_F(Census, AThreadInsideARangeIsMovedToItsPlaceInTheCopy) {
+  std::atomic<bool> left{false};
+  std::thread looping = enter_loop(left);
+  std::this_thread::sleep_for(20ms);
+  ASSERT_FALSE(left.load());
+  const auto clear = clear_threads({elsewhere(), loop_range()});
+  ASSERT_TRUE(clear) << clear.error();
+  EXPECT_EQ(*clear, (std::vector<bool>{true, true}));
+  EXPECT_GE(g_questions.load(), 1);
+  ASSERT_TRUE(eventually(left)) << "the thread was not moved out of the loop";
+  looping.join();
+}
+
+TEST_F(Census, AThreadInAProbesSlotKeepsThatRangeOnlyFromBeingClear) {
+  std::atomic<bool> left{false};
+  std::thread looping = enter_loop(left);
+  std::this_thread::sleep_for(20ms);
+  // The loop stands for a slot now: a thread there is on its way back into
+  // its range, and cannot be moved.
+  const DisplacedRange slotted{copy() + 512, copy() + 530, copy() + 1024, loop(),
+                               loop() + sizeof(kLoop)};
+  const auto clear = clear_threads({elsewhere(), slotted});
+  ASSERT_TRUE(clear) << clear.error();
+  EXPECT_EQ(*clear, (std::vector<bool>{true, false}));
+  EXPECT_FALSE(left.load());
+  ASSERT_TRUE(clear_threads({loop_range()}));  // let it go
+  ASSERT_TRUE(eventually(left));
+  looping.join();
+}
+
+TEST_F(Census, AQuestionNotOfTheCensusIsNotAnswered) {
+  siginfo_t info = {};
+  info.si_signo = kQuestionSignal;
+  info.si_code = SI_QUEUE;
+  info.si_pid = ::getpid();
+  info.si_value.sival_ptr = reinterpret_cast<void*>(uint64_t{42});
+  ucontext_t context = {};
+  EXPECT_FALSE(answer_question(kQuestionSignal, &info, context));
+  info.si_code = SEGV_MAPERR;
+  EXPECT_FALSE(answer_question(kQuestionSignal, &info, context));
+  EXPECT_FALSE(answer_question(SIGTRAP, &info, context));
+}
+
+}  // namespace
+}  // namespace dprobe::agent
