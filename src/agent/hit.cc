@@ -64,7 +64,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const S
       record_event(*event, hit, regs, thread, memory);
     }
   }
-  if (has_return_events) hijack_return(probe, regs, stack, thread, state);
+  if (has_return_events) hijack_return(probe, regs, stack, hit.timestamp, thread, state);
 }
 
 void count_misses(const core::Probe& probe, AgentState& state) noexcept {

@@ -207,6 +207,9 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);
+  if (event.desc.entry_time_offset != 0) {
+    trace::store_field<uint64_t>(record, event.desc.entry_time_offset, instance.entry_time);
+  }
   const trace::FetchEnv env{regs.slot,           arch::host_isa(), instance.entry_args,
                             core::kMaxEntryArgs, thread.comm,      memory};
   thread.writer().commit(
@@ -304,7 +307,7 @@ bool init_return_probes() {
 }
 
 void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
-                   ThreadTrace& thread, AgentState& state) noexcept {
+                   uint64_t entry_time, ThreadTrace& thread, AgentState& state) noexcept {
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
   const uint64_t slot = regs.slot[arch::x86_64::kSp];  // at entry: the return address
@@ -328,6 +331,7 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const 
   instance.function = probe.address;
   instance.on_altstack = on_altstack;
   instance.tid = thread.tid;
+  instance.entry_time = entry_time;
   // A tail call out of a probed function returns through its stub: the
   // caller to name is the one the outer instance goes back to.
   const auto chained = m->stubs->index_of(return_address);

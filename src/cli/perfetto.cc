@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -46,6 +47,8 @@ class Timeline {
       open.resize(i);
       return;
     }
+    // No entry event: the return record's own entry time begins the slice.
+    if (const auto entry = entry_time(hit)) return returned_slice(hit, *entry);
     instant(hit);
   }
 
@@ -108,6 +111,21 @@ class Timeline {
     events_ += ",\"ph\":\"X\",\"dur\":" + micros(end - entry.header.timestamp) +
                ",\"args\":{\"entry\":" + record_json(entry) + ",\"return\":" + record_json(exit) +
                "}}";
+  }
+
+  // A return record's entry time (trace-clock ns), if it has one.
+  static std::optional<uint64_t> entry_time(const Hit& hit) {
+    const uint32_t at = hit.event->entry_time_offset;
+    if (at == 0 || hit.record->bytes.size() < at + sizeof(uint64_t)) return std::nullopt;
+    return trace::load_field<uint64_t>(hit.record->bytes.data(), at);
+  }
+
+  void returned_slice(const Hit& exit, uint64_t entry) {
+    trace::RecordHeader start = exit.header;
+    start.timestamp = std::min(entry, exit.header.timestamp);
+    begin(exit.event->name, exit.event->group, start);
+    events_ += ",\"ph\":\"X\",\"dur\":" + micros(exit.header.timestamp - start.timestamp) +
+               ",\"args\":{\"return\":" + record_json(exit) + "}}";
   }
 
   void metadata(std::string_view kind, uint32_t pid, uint32_t tid, std::string_view name) {

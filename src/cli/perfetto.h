@@ -6,7 +6,9 @@
 // `--json` prints it, and each return probe paired with the entry probe of
 // its function on its thread (the entry's address is the return's
 // function; the innermost open one) as a complete slice ("ph":"X", ts and
-// dur in microseconds), so that calls nest per thread on the timeline.
+// dur in microseconds), so that calls nest per thread on the timeline. A
+// return probe with no entry probe is a slice from its record's own entry
+// time (files since version 2), named by the return event.
 //
 //   std::string json = perfetto_json(read_trace_file(data));
 #ifndef DPROBE_CLI_PERFETTO_H_

@@ -122,6 +122,7 @@ int run_report(const ReportOptions& options, std::FILE* out, std::ostream& error
   if (unknown > 0) {
     errors << "dprobe: warning: " << unknown << " records of events the file does not describe\n";
   }
+  errors << file.notes;  // what the session said at its end
   if (file.error) {
     errors << "dprobe: error: " << printable(options.file) << ": at offset " << file.error->first
            << ": " << file.error->second << " (everything before it was reported)\n";

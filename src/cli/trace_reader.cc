@@ -196,6 +196,12 @@ void TraceReader::take_record(const trace::EventDesc& event, const trace::Record
   std::string copy(reinterpret_cast<const char*>(record.data()), record.size());
   trace::store_field<uint64_t>(copy.data(), offsetof(trace::RecordHeader, timestamp),
                                formatter_.timestamp_ns(header));
+  if (event.entry_time_offset != 0 && event.entry_time_offset + 8 <= copy.size()) {
+    trace::RecordHeader entry = header;
+    entry.timestamp = trace::load_field<uint64_t>(copy.data(), event.entry_time_offset);
+    trace::store_field<uint64_t>(copy.data(), event.entry_time_offset,
+                                 formatter_.timestamp_ns(entry));
+  }
   trace::append_record_chunk(out, stream_, comm, std::as_bytes(std::span(copy)));
 }
 

@@ -78,8 +78,9 @@ int write_perfetto(TraceSetup& trace) {
   return 0;
 }
 
-// The profile as the file's last chunk; 0 or the errno of the write.
-int write_profile_chunk(Tracer& tracer, std::FILE* file) {
+// The profile and the notes as the file's last chunks; 0 or the errno of
+// the write.
+int write_closing_chunks(Tracer& tracer, const std::string& notes, std::FILE* file) {
   char* text = nullptr;
   size_t size = 0;
   std::FILE* memory = ::open_memstream(&text, &size);
@@ -89,6 +90,7 @@ int write_profile_chunk(Tracer& tracer, std::FILE* file) {
   std::string chunk;
   trace::append_profile_chunk(chunk, {text, size});
   std::free(text);
+  if (!notes.empty()) trace::append_notes_chunk(chunk, notes);
   errno = 0;
   if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size() || std::fflush(file) != 0) {
     return errno != 0 ? errno : EIO;
@@ -146,9 +148,15 @@ int report(const SetupFailure& failure, std::ostream& errors) {
 
 int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream& errors) {
   trace.tracer->finish();
+  UntracedChildren children;
+  if (trace.children) children = trace.children->stop();
+  const std::string untraced =
+      untraced_children_message(children) +
+      stayed_pending_message(trace.tracer->stayed_pending(), children.count > 0);
   int output_error = trace.tracer->output_error();
   if (settings.format == OutputFormat::kRecord && output_error == 0) {
-    output_error = write_profile_chunk(*trace.tracer, trace.output->file);
+    output_error = write_closing_chunks(*trace.tracer, trace.tracer->warnings() + untraced,
+                                        trace.output->file);
     if (output_error != 0) {
       errors << "dprobe: error: " << printable(settings.output) << ": "
              << std::strerror(output_error) << "\n";
@@ -167,10 +175,7 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
     trace.tracer->print_profile(stderr);
     std::fflush(stderr);
   }
-  UntracedChildren children;
-  if (trace.children) children = trace.children->stop();
-  errors << untraced_children_message(children);
-  errors << stayed_pending_message(trace.tracer->stayed_pending(), children.count > 0);
+  errors << untraced;
   return output_error;
 }
 

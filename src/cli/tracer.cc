@@ -219,9 +219,10 @@ void Tracer::finish() {
             << std::strerror(output_error_) << "\n";
   }
   for (const std::string& problem : problems) {
-    errors_ << "dprobe: warning: " << printable(problem) << "\n";
+    warnings_ += "dprobe: warning: " + printable(problem) + "\n";
   }
-  errors_ << lost_events_message(lost, options_.session.ring_bytes, options_.session.max_threads);
+  warnings_ += lost_events_message(lost, options_.session.ring_bytes, options_.session.max_threads);
+  errors_ << warnings_;
 }
 
 void Tracer::note_pending(const Traced& traced) {

@@ -83,6 +83,8 @@ class Tracer {
   // Stops taking sessions and draining; writes out what is left, then the
   // warnings (lost events, corrupt rings).
   void finish();
+  // After finish(): the warnings it wrote, for a trace file's notes.
+  const std::string& warnings() const { return warnings_; }
   // Each event's hits and misses, across every process.
   void print_profile(std::FILE* out);
   // After finish(): 0, or the errno of the write that made the trace stop
@@ -135,6 +137,7 @@ class Tracer {
   int output_error_ = 0;  // written by the drainer under mutex_
   int records_error_ = 0;
   std::vector<std::string> problems_;
+  std::string warnings_;
   std::map<std::string, std::string> pending_;  // GRP/EVENT -> OBJ, pending somewhere
   std::set<std::string> placed_;                // GRP/EVENT placed somewhere
   std::atomic<bool> stop_{false};

@@ -42,15 +42,16 @@ struct ReturnInstance {
   uint64_t return_address;  // first: the return stub's unwind info reads it here
   uint64_t stack_slot;      // the address the return address was taken from
   uint64_t entry_args[kMaxEntryArgs];
-  uint64_t handlers;   // bit k: the probe's k-th handler got this instance
-  uint64_t function;   // the probed function's address, for the record
-  uint64_t caller;     // where the call really returns to, for the record (a
-                       // chained return's is its outer instance's)
-  uint32_t probe_id;   // its probe, looked up at the return: it may be gone
-  uint32_t prev;       // the next older instance of its thread's list + 1; 0: none
-  uint32_t next_free;  // in the free list
-  uint32_t tid;        // the thread that took it: once it has exited, the
-                       // instance is dropped
+  uint64_t handlers;    // bit k: the probe's k-th handler got this instance
+  uint64_t function;    // the probed function's address, for the record
+  uint64_t caller;      // where the call really returns to, for the record (a
+                        // chained return's is its outer instance's)
+  uint64_t entry_time;  // the entry's timestamp, for the record (the call's duration)
+  uint32_t probe_id;    // its probe, looked up at the return: it may be gone
+  uint32_t prev;        // the next older instance of its thread's list + 1; 0: none
+  uint32_t next_free;   // in the free list
+  uint32_t tid;         // the thread that took it: once it has exited, the
+                        // instance is dropped
   std::atomic<uint32_t> state;
   bool on_altstack;  // taken on the signal stack
 };

@@ -13,6 +13,10 @@ void layout_event(EventDesc& event) {
     arg.offset = offset;
     offset += arg.field_size();
   }
+  if (event.is_return) {
+    event.entry_time_offset = offset;
+    offset += sizeof(uint64_t);
+  }
   event.fixed_size = offset;
 }
 

@@ -55,6 +55,10 @@ struct EventDesc {
   bool is_return = false;
   std::vector<EventArg> args;
   uint32_t fixed_size = 0;  // header, ip fields and argument fields
+  // Return events: where the call's entry time is, after the arguments (a
+  // field of dprobe's own, which the kernel's format does not show, for
+  // timelines: the call's duration); 0 where a record has none.
+  uint32_t entry_time_offset = 0;
 
   // Offsets of the ip fields: entry events have __probe_ip; return events
   // have __probe_func and __probe_ret_ip.

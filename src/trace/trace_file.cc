@@ -94,6 +94,8 @@ std::string read_event(Cursor& in, TraceFileContents& file) {
   for (uint32_t i = 0; i < count && in.ok(); ++i) {
     if (!read_arg(in, event.args.emplace_back())) return "event format: bad argument";
   }
+  // Since version 2; version 1 return records have no entry time.
+  if (!in.done()) event.entry_time_offset = in.get<uint32_t>();
   if (!in.done()) return "event format: bad length";
   file.events[{stream, event.id}] = std::move(event);
   return {};
@@ -138,6 +140,9 @@ std::string read_chunk(ChunkKind kind, std::string_view payload, uint64_t offset
     case ChunkKind::kProfile:
       file.profile = in.get_string();
       return in.done() ? std::string() : "profile: bad length";
+    case ChunkKind::kNotes:
+      file.notes += in.get_string();
+      return in.done() ? std::string() : "notes: bad length";
   }
   return "unknown chunk kind " + std::to_string(static_cast<uint32_t>(kind));
 }
@@ -150,9 +155,9 @@ std::string check_header(std::string_view data) {
   }
   uint32_t version = 0;
   std::memcpy(&version, data.data() + kTraceFileMagic.size(), sizeof(version));
-  if (version != kTraceFileVersion) {
-    return "trace file version " + std::to_string(version) + "; this dprobe reads version " +
-           std::to_string(kTraceFileVersion);
+  if (version < kOldestTraceFileVersion || version > kTraceFileVersion) {
+    return "trace file version " + std::to_string(version) + "; this dprobe reads versions " +
+           std::to_string(kOldestTraceFileVersion) + " to " + std::to_string(kTraceFileVersion);
   }
   return {};
 }
@@ -181,6 +186,7 @@ void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& even
     put<uint32_t>(out, arg.count);
     put<uint32_t>(out, arg.offset);
   }
+  put<uint32_t>(out, event.entry_time_offset);
   end_chunk(out, payload);
 }
 
@@ -206,6 +212,12 @@ void append_record_chunk(std::string& out, uint32_t stream, std::string_view com
 
 void append_profile_chunk(std::string& out, std::string_view text) {
   const size_t payload = begin_chunk(out, ChunkKind::kProfile);
+  put_string(out, text);
+  end_chunk(out, payload);
+}
+
+void append_notes_chunk(std::string& out, std::string_view text) {
+  const size_t payload = begin_chunk(out, ChunkKind::kNotes);
   put_string(out, text);
   end_chunk(out, payload);
 }

@@ -10,6 +10,12 @@
 //   symbol  stream, an address and the symbol the trace printed for it
 //   record  stream, the thread's name, the raw record (its time in ns)
 //   profile the profile table, at the end
+//   notes   what the session said at its end (events lost, children
+//           untraced, probes left pending), at the end
+//
+// Version 2 added the entry time of return records (EventDesc::
+// entry_time_offset, last in the event chunk) and the notes; version 1
+// files are still read.
 //
 // A stream is one traced process image (one TraceReader): event ids and
 // addresses mean something only within it.
@@ -38,10 +44,11 @@
 namespace dprobe::trace {
 
 inline constexpr std::string_view kTraceFileMagic{"DPROBETF", 8};
-inline constexpr uint32_t kTraceFileVersion = 1;
+inline constexpr uint32_t kTraceFileVersion = 2;
+inline constexpr uint32_t kOldestTraceFileVersion = 1;
 inline constexpr size_t kTraceFileHeaderSize = 16;  // magic, version, reserved
 
-enum class ChunkKind : uint32_t { kEvent = 1, kSymbol = 2, kRecord = 3, kProfile = 4 };
+enum class ChunkKind : uint32_t { kEvent = 1, kSymbol = 2, kRecord = 3, kProfile = 4, kNotes = 5 };
 
 void append_file_header(std::string& out);
 void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& event);
@@ -49,6 +56,7 @@ void append_symbol_chunk(std::string& out, uint32_t stream, uint64_t address, co
 void append_record_chunk(std::string& out, uint32_t stream, std::string_view comm,
                          std::span<const std::byte> record);
 void append_profile_chunk(std::string& out, std::string_view text);
+void append_notes_chunk(std::string& out, std::string_view text);
 
 struct FileRecord {
   uint32_t stream = 0;
@@ -68,6 +76,7 @@ struct TraceFileContents {
   std::map<std::pair<uint32_t, uint64_t>, FileSymbol> symbols;  // (stream, address)
   std::vector<FileRecord> records;                              // in file order
   std::string profile;
+  std::string notes;  // "dprobe: ..." lines, as the session printed them
   // Where reading stopped, and why; everything before it was read.
   std::optional<std::pair<uint64_t, std::string>> error;
 };

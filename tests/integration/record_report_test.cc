@@ -140,10 +140,10 @@ TEST_F(RecordReport, ForeignAndNewerFilesAreRefused) {
   RunResult report = run_dprobe({"report", file});
   EXPECT_EQ(report.status, 1) << report;
   EXPECT_THAT(report.err, HasSubstr("at offset 0: not a dprobe trace file"));
-  write_file(file, std::string("DPROBETF\x02\0\0\0\0\0\0\0", 16));
+  write_file(file, std::string("DPROBETF\x03\0\0\0\0\0\0\0", 16));
   report = run_dprobe({"report", file});
   EXPECT_EQ(report.status, 1) << report;
-  EXPECT_THAT(report.err, HasSubstr("trace file version 2; this dprobe reads version 1"));
+  EXPECT_THAT(report.err, HasSubstr("trace file version 3; this dprobe reads versions 1 to 2"));
   report = run_dprobe({"report", dir_.file("missing.dat")});
   EXPECT_EQ(report.status, 1) << report;
   EXPECT_THAT(report.err, HasSubstr("No such file"));
@@ -187,7 +187,8 @@ for e in slices + instants:
     assert e["name"] and e["pid"] in named and e["tid"] in threads, e
 for e in slices:
     assert e["dur"] >= 0, e
-    assert e["args"]["entry"]["tid"] == e["args"]["return"]["tid"] == e["tid"], e
+    entry = e["args"].get("entry", e["args"]["return"])  # a return probe alone has none
+    assert entry["tid"] == e["args"]["return"]["tid"] == e["tid"], e
 by_tid = {}
 for e in sorted(slices, key=lambda e: (e["ts"], -e["dur"])):
     stack = by_tid.setdefault(e["tid"], [])
@@ -214,6 +215,43 @@ TEST_F(RecordReport, PerfettoNestsReturnsAsSlices) {
   // rec(5) twice: 6 calls each, every one a slice; each leaf an instant.
   EXPECT_THAT(check.out, StartsWith("slices=12 instants="));
   EXPECT_THAT(read_file(json), HasSubstr("\"ph\":\"M\""));
+}
+
+// Return probes alone: each record carries its call's entry time, so each
+// call is a slice all the same, nested as the recursion was.
+TEST_F(RecordReport, PerfettoTimesReturnProbesWithoutEntryProbes) {
+  const std::string file = dir_.file("rec.dat");
+  const RunResult record =
+      run_dprobe({"record", "-o", file, "-e", "r:rr/rec_ret rec rv=$retval:s64", "--",
+                  program("ret_recursion_O0"), "5", "2"});
+  ASSERT_EQ(record.status, 0) << record;
+  const std::string json = dir_.file("trace.json");
+  const RunResult report = run_dprobe({"report", "--perfetto", json, file});
+  ASSERT_EQ(report.status, 0) << report;
+  const RunResult check = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
+  ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
+  EXPECT_EQ(check.out, "slices=12 instants=0\n");
+  // The text is the kernel's all the same: no entry time in it.
+  const RunResult text = run_dprobe({"report", file});
+  EXPECT_EQ(count_of(text.out, " rec_ret: (main+0x"), 2u) << text;
+  EXPECT_EQ(count_of(text.out, " rec_ret: (rec+0x"), 10u) << text;
+}
+
+// What the session said at its end (events lost here: rings of 4 KiB for
+// four threads calling without pause) is in the file, and the report
+// says it again.
+TEST_F(RecordReport, TheSessionsClosingWordsAreKept) {
+  const std::string file = dir_.file("lost.dat");
+  const RunResult record =
+      run_dprobe({"record", "-o", file, "--buffer-size", "4K", "-e", "p:t/work work", "--",
+                  program("threads_O2"), "4", "200000"});
+  ASSERT_EQ(record.status, 0) << record;
+  const size_t at = record.err.find("events lost");
+  ASSERT_NE(at, std::string::npos) << record;
+  const std::string lost_line = record.err.substr(record.err.rfind("dprobe: ", at));
+  const RunResult report = run_dprobe({"report", file});
+  ASSERT_EQ(report.status, 0) << report;
+  EXPECT_THAT(report.err, HasSubstr(lost_line.substr(0, lost_line.find('\n') + 1))) << report;
 }
 
 TEST_F(RecordReport, RunWritesPerfettoToo) {

@@ -122,7 +122,8 @@ TEST(Definition, RecordLayoutPacksFieldsAfterTheIp) {
   EXPECT_EQ(entry.spec.event.fixed_size, 45u);
   const Definition ret = parse_ok("r libc.so.6:open a=$retval:u32");
   EXPECT_EQ(ret.spec.event.args[0].offset, 40u);
-  EXPECT_EQ(ret.spec.event.fixed_size, 44u);
+  EXPECT_EQ(ret.spec.event.entry_time_offset, 44u);  // dprobe's own, after the arguments
+  EXPECT_EQ(ret.spec.event.fixed_size, 52u);
 }
 
 TEST(Naming, DefaultNamesFollowTheKernel) {

@@ -580,7 +580,8 @@ TEST_F(FetchExecTest, NoArguments) {
   const Hit hit = run("");
   EXPECT_EQ(hit.size, first_arg_offset(false));
   EXPECT_EQ(hit.args, "");
-  EXPECT_EQ(run("", Isa::kX86_64, 'r').size, first_arg_offset(true));
+  // A return record: the ip fields, then the entry time.
+  EXPECT_EQ(run("", Isa::kX86_64, 'r').size, first_arg_offset(true) + 8);
 }
 
 TEST_F(FetchExecTest, RecordCapacityIsCappedAtTheLargestRecord) {

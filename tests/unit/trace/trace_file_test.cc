@@ -51,6 +51,7 @@ std::string sample_file() {
     append_record_chunk(out, 3, "prog", std::as_bytes(std::span(record)));
   }
   append_profile_chunk(out, "  open 4 0\n");
+  append_notes_chunk(out, "dprobe: 3 events lost\n");
   return out;
 }
 
@@ -64,6 +65,8 @@ TEST(TraceFile, ReadsBackWhatWasWritten) {
   EXPECT_EQ(event.name, "open");
   EXPECT_TRUE(event.is_return);
   EXPECT_EQ(event.fixed_size, expected.fixed_size);
+  EXPECT_EQ(event.entry_time_offset, expected.entry_time_offset);
+  EXPECT_EQ(event.entry_time_offset, expected.args[0].offset + expected.args[0].field_size());
   ASSERT_EQ(event.args.size(), 1u);
   EXPECT_EQ(event.args[0].name, "path");
   EXPECT_EQ(event.args[0].type, TypeId::kString);
@@ -72,6 +75,7 @@ TEST(TraceFile, ReadsBackWhatWasWritten) {
   EXPECT_EQ(file.records[2].comm, "prog");
   EXPECT_EQ(file.records[2].bytes, sample_record(7, 102));
   EXPECT_EQ(file.profile, "  open 4 0\n");
+  EXPECT_EQ(file.notes, "dprobe: 3 events lost\n");
   const FileSymbolizer symbols(file, 3);
   const auto hit = symbols.symbolize(0x1234);
   ASSERT_TRUE(hit);
@@ -114,11 +118,36 @@ TEST(TraceFile, ForeignAndNewerFilesAreRefusedAtOffsetZero) {
   EXPECT_EQ(file.error->first, 0u);
   EXPECT_THAT(file.error->second, HasSubstr("not a dprobe trace file"));
   std::string newer = sample_file();
-  newer[8] = 2;
+  newer[8] = 3;
   file = read_trace_file(newer);
   ASSERT_TRUE(file.error);
-  EXPECT_THAT(file.error->second, HasSubstr("version 2; this dprobe reads version 1"));
+  EXPECT_THAT(file.error->second, HasSubstr("version 3; this dprobe reads versions 1 to 2"));
   EXPECT_TRUE(file.records.empty());
+}
+
+// Version 1: no entry time in return records (the event chunk ends with
+// its arguments), no notes. Read as it is.
+TEST(TraceFile, VersionOneFilesAreStillRead) {
+  std::string out;
+  append_file_header(out);
+  out[8] = 1;
+  std::string chunk;
+  append_event_chunk(chunk, 3, sample_event());
+  // The chunk without its last field, its length one field shorter.
+  chunk.resize(chunk.size() - sizeof(uint32_t));
+  uint32_t length = 0;
+  std::memcpy(&length, chunk.data() + 4, sizeof(length));
+  length -= sizeof(uint32_t);
+  std::memcpy(chunk.data() + 4, &length, sizeof(length));
+  out += chunk;
+  const std::string record = sample_record(7, 100);
+  append_record_chunk(out, 3, "prog", std::as_bytes(std::span(record)));
+  const TraceFileContents file = read_trace_file(out);
+  ASSERT_FALSE(file.error) << file.error->second;
+  ASSERT_EQ(file.events.size(), 1u);
+  EXPECT_EQ(file.events.at({3, 7}).entry_time_offset, 0u);
+  EXPECT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.notes, "");
 }
 
 TEST(TraceFile, SymbolLogHandsOutEachAddressOnce) {
