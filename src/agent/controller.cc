@@ -117,6 +117,9 @@ void Controller::read_loop() {
       answered_.notify_all();
     } else if (message->type == protocol::MessageType::kDetach) {
       disarm_everything();
+      // The CLI drains once more when told: a hit still writing its record
+      // would be counted and never read.
+      if (state.registry) state.registry->wait_for_handlers();
       publish_session(0);
       std::lock_guard lock(send_mutex_);
       if (const int reply = checked_socket(); reply >= 0) {

@@ -41,7 +41,9 @@ TraceReader::TraceReader(const trace::TraceMemory& memory,
       stream_(g_next_stream.fetch_add(1)),
       format_(format),
       out_(out),
-      slots_(memory.slot_count()) {
+      slots_(memory.slot_count()),
+      created_ns_(monotonic_ns()),
+      slotless_(created_ns_) {
   events_by_id_.resize(memory.event_slots(), nullptr);
   for (const trace::EventDesc& event : events) {
     if (event.id < events_by_id_.size()) events_by_id_[event.id] = &event;
@@ -116,7 +118,7 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass, TracePass* records
     }
     slot.lost = false;
     slot.reader.emplace(*ring);
-    slot.lost_count = PlausibleCount{};
+    slot.lost_count = PlausibleCount{created_ns_};
     slot.comm = slot.reader->comm();
   }
   trace::RingReader& reader = *slot.reader;
@@ -163,10 +165,16 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   }
   if (header->type >= events_by_id_.size() || events_by_id_[header->type] == nullptr) return;
   const trace::EventDesc& event = *events_by_id_[header->type];
+  // A record's chunks are made once: the event's format and the symbols go
+  // out with the first record that needs them, to every file alike.
+  if (format_ == OutputFormat::kRecord || records != nullptr) {
+    chunks_.clear();
+    take_record(event, *header, record, slot.comm, chunks_);
+  }
   std::string& text = pass.text();
   const size_t begin = text.size();
   if (format_ == OutputFormat::kRecord) {
-    take_record(event, *header, record, slot.comm, text);
+    text += chunks_;
   } else if (format_ == OutputFormat::kJson) {
     formatter_.format_json(event, record, slot.comm, text);
   } else {
@@ -175,7 +183,7 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   pass.add(formatter_.timestamp_ns(*header), begin, text.size());
   if (records != nullptr) {
     const size_t at = records->text().size();
-    take_record(event, *header, record, slot.comm, records->text());
+    records->text() += chunks_;
     records->add(formatter_.timestamp_ns(*header), at, records->text().size());
   }
 }

@@ -65,6 +65,9 @@ class TracePass {
 // reported once.
 class PlausibleCount {
  public:
+  // Counting began no earlier than `since_ns` (0: unknown; then the first
+  // look allows only the slack).
+  explicit PlausibleCount(uint64_t since_ns = 0) : seen_ns_(since_ns) {}
   // `value` read at `now_ns` (steady clock); returns the count believed.
   uint64_t observe(uint64_t value, uint64_t now_ns);
   uint64_t value() const { return value_; }
@@ -137,6 +140,7 @@ class TraceReader {
   trace::TraceFormatter formatter_;
   uint32_t stream_;                   // kRecord: this reader's stream in the file
   std::vector<bool> format_written_;  // kRecord: by event id
+  std::string chunks_;                // the record's chunks, for each file that takes them
   std::string scratch_;
   OutputFormat format_;
   std::FILE* out_;
@@ -144,6 +148,7 @@ class TraceReader {
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
   std::vector<uint64_t> retired_hits_ = std::vector<uint64_t>(trace::kRingCountedEvents);
   std::vector<uint64_t> retired_misses_ = std::vector<uint64_t>(trace::kRingCountedEvents);
+  uint64_t created_ns_;  // no count of this session's memory began before
   PlausibleCount slotless_;
   bool slotless_said_ = false;
   uint64_t lost_rings_ = 0;

@@ -143,6 +143,10 @@ class ProbeRegistry {
 
   // Frees what trap handlers can no longer hold.
   void reclaim() { epochs_.reclaim(); }
+  // Waits (a while) until every hit handler that may have seen the probes
+  // before the call has returned: after disarm_all, their records are all
+  // written. False if one kept running past the wait.
+  bool wait_for_handlers() { return epochs_.synchronize(); }
 
   // Readers (probe hits) enter without a fence once the process is
   // registered with membarrier (core/epoch.h). Again in a forked child,

@@ -131,15 +131,88 @@ constexpr std::chrono::seconds kRunTimeLimit{60};
 // Runs argv[0] (a path) with stdin from /dev/null, stdout and stderr to
 // files of their own; past `limit` the process is killed and timed_out set.
 // The limit only ends a hang: no test asserts on how long a run takes.
+// Whether `dprobe run -o FILE` is recorded and reported instead:
+// DPROBE_TEST_ROUND_TRIP set (and not "0"), as ctest's integration_rt.*
+// tests do. The same tests then check that `dprobe report` prints what
+// `run` would have.
+inline bool round_trip() {
+  const char* value = std::getenv("DPROBE_TEST_ROUND_TRIP");
+  return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+}
+
+// `dprobe run ... [-o FILE]` (FILE a regular file) as `dprobe record ... -o
+// RECORDING`: the report command, with --json if the run had it, and last
+// the FILE to print it to ("" for the run's stdout, after the program's
+// output). Empty when `args` is not such a run.
+inline std::vector<std::string> as_recording(std::vector<std::string>& args,
+                                             const std::string& recording) {
+  if (!round_trip()) return {};
+  const auto at = [&](const std::string& what, size_t from, size_t to) {
+    return static_cast<size_t>(std::find(args.begin() + static_cast<ptrdiff_t>(from),
+                                         args.begin() + static_cast<ptrdiff_t>(to), what) -
+                               args.begin());
+  };
+  const size_t dprobe = at(DPROBE_BINARY, 0, args.size());
+  if (dprobe + 1 >= args.size() || args[dprobe + 1] != "run") return {};
+  size_t end = at("--", dprobe, args.size());
+  size_t out = at("-o", dprobe, end);
+  if (out == end) {
+    args.insert(args.begin() + static_cast<ptrdiff_t>(dprobe) + 2, {"-o", ""});
+    out = dprobe + 2;
+    end += 2;
+  } else if (out + 1 >= end || args[out + 1].rfind("/dev/", 0) == 0) {
+    return {};
+  }
+  const std::string text = args[out + 1];
+  // There while the program runs, as run's would be; one that cannot be
+  // written is run's to report.
+  if (!text.empty()) {
+    const int fd = ::open(text.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return {};
+    ::close(fd);
+  }
+  std::vector<std::string> report{DPROBE_BINARY, "report", recording};
+  args[dprobe + 1] = "record";
+  args[out + 1] = recording;
+  if (const size_t json = at("--json", dprobe, end); json != end) {
+    report.push_back("--json");
+    args.erase(args.begin() + static_cast<ptrdiff_t>(json));
+  }
+  report.push_back(text);
+  return report;
+}
+
+inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::seconds limit,
+                             const std::string& stdout_path = {});
+
 inline RunResult run_program(const std::vector<std::string>& args,
                              std::chrono::seconds limit = kRunTimeLimit) {
+  std::vector<std::string> storage = with_probe_engine(args);
+  TempDir recordings;
+  std::vector<std::string> report = as_recording(storage, recordings.file("trace.dat"));
+  RunResult run = run_spawned(storage, limit);
+  if (report.empty()) return run;
+  const std::string text = report.back();
+  report.pop_back();
+  const RunResult reported = run_spawned(report, limit, text);
+  if (text.empty()) run.out += reported.out;
+  // A file cut short still reports its prefix; the run's status stands. Its
+  // stderr repeats the recording's closing words: said only if it failed.
+  if (reported.status != 0) run.err += "round trip: dprobe report: " + reported.err;
+  return run;
+}
+
+// `args` run to its end (or killed after `limit`), stdout to
+// `stdout_path` when given.
+inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::seconds limit,
+                             const std::string& stdout_path) {
   RunResult run;
   TempDir dir;
   if (!dir.ok() || args.empty()) return run;
-  const std::string out_path = dir.file("stdout");
+  const std::string out_path = stdout_path.empty() ? dir.file("stdout") : stdout_path;
   const std::string err_path = dir.file("stderr");
 
-  std::vector<std::string> storage = with_probe_engine(args);
+  std::vector<std::string> storage = args;
   std::vector<char*> argv;
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -156,8 +229,14 @@ inline RunResult run_program(const std::vector<std::string>& args,
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
+  // The suite's own switches are not the program's business.
+  std::vector<char*> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (std::string_view(*entry).rfind("DPROBE_TEST_", 0) != 0) env.push_back(*entry);
+  }
+  env.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (spawned != 0) {

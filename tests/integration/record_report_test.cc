@@ -264,6 +264,15 @@ TEST_F(RecordReport, RunWritesPerfettoToo) {
   const RunResult check = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
   EXPECT_EQ(check.out, "slices=12 instants=0\n");
+  // record writes it beside its own file (each gets every event's format).
+  const std::string recorded_json = dir_.file("record.json");
+  const RunResult record =
+      run_dprobe({"record", "-o", dir_.file("rec.dat"), "--perfetto", recorded_json, "-e",
+                  "p:rr/rec rec n=%di:s64", "-e", "r:rr/rec_ret rec rv=$retval:s64", "--",
+                  program("ret_recursion_O0"), "5", "2"});
+  ASSERT_EQ(record.status, 0) << record;
+  const RunResult recorded = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, recorded_json});
+  EXPECT_EQ(recorded.out, "slices=12 instants=0\n") << recorded;
   const RunResult full = run_dprobe({"run", "--perfetto", "/dev/full", "-e", "p:rr/rec rec", "--",
                                      program("ret_recursion_O0"), "1", "1"});
   EXPECT_EQ(full.status, 1) << full;

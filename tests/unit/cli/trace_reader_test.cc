@@ -177,5 +177,18 @@ TEST(PlausibleCount, GrowsNoFasterThanOneANanosecond) {
   EXPECT_EQ(count.observe(6000, 1'000'003'000), 5000u) << "held once corrupt";
 }
 
+// A ring first looked at late (the reader busy, the machine loaded) may
+// have counted for as long as the session ran: 12 million in 100 ms is a
+// busy thread, not a corrupt count.
+TEST(PlausibleCount, TheFirstLookAllowsForTheTimeSinceTheSessionBegan) {
+  const uint64_t start = 1'000'000'000;
+  PlausibleCount count(start);
+  EXPECT_EQ(count.observe(12'000'000, start + 100'000'000), 12'000'000u);
+  EXPECT_FALSE(count.corrupt());
+  PlausibleCount unknown;
+  unknown.observe(12'000'000, start + 100'000'000);
+  EXPECT_TRUE(unknown.corrupt()) << "without a start, only the slack";
+}
+
 }  // namespace
 }  // namespace dprobe::cli
