@@ -5,7 +5,12 @@
 # (nothing on this machine changes):
 #   1. `cmake --install BUILD --prefix SCRATCH/prefix`;
 #   2. the Debian package CPack makes, unpacked with `dpkg-deb -x` into
-#      SCRATCH/root (what `dpkg -i` would put under /).
+#      SCRATCH/root (what `dpkg -i` would put under /);
+#   3. as root, the package installed for real with `dpkg -i` (its
+#      dependencies checked by dpkg) in a throwaway copy of this machine:
+#      an overlay over / whose changes go to a tmpfs, in a mount namespace
+#      of its own, chrooted into; then `dpkg -r`. The machine's own /
+#      and dpkg database never change.
 # In each tree: --version, the man page and the completion, `dprobe run`
 # tracing ls with the agent of that tree (found relative to the installed
 # binary, none beside it), and `dprobe attach` to a sleeping process.
@@ -74,4 +79,43 @@ dpkg-deb --field "$deb" Package Version Architecture Depends
 dpkg-deb --field "$deb" Depends | grep -q 'libelf1' || fail "the package does not depend on libelf1"
 dpkg-deb -x "$deb" "$scratch/root"
 check_tree "$scratch/root/usr"
+
+# 3. dpkg -i on a copy of this machine.
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v chroot >/dev/null; then
+  echo "install_test: dpkg -i not tried (needs root, unshare and chroot)"
+  echo "install_test: ok"
+  exit 0
+fi
+mkdir -p "$scratch/changes"
+mount -t tmpfs dprobe-install "$scratch/changes"
+cleanup_mount() {
+  umount "$scratch/changes" 2>/dev/null || true
+  cleanup
+}
+trap cleanup_mount EXIT
+mkdir -p "$scratch/changes/upper" "$scratch/changes/work" "$scratch/merged"
+cp "$deb" "$scratch/changes/dprobe.deb"
+echo "== dpkg -i $(basename "$deb") (on an overlay of /)"
+unshare --mount --propagation private bash -euo pipefail -c '
+  scratch=$1
+  root=$scratch/merged
+  mount -t overlay dprobe-install \
+    -o "lowerdir=/,upperdir=$scratch/changes/upper,workdir=$scratch/changes/work" "$root"
+  for dir in proc sys dev; do mount --rbind "/$dir" "$root/$dir"; done
+  mount -t tmpfs dprobe-tmp "$root/tmp"
+  cp "$scratch/changes/dprobe.deb" "$root/tmp/"
+  in_root() { chroot "$root" "$@"; }
+  in_root dpkg -i /tmp/dprobe.deb >/dev/null
+  [ "$(in_root which dprobe)" = /usr/bin/dprobe ] ||
+    { echo "FAIL: dprobe is not /usr/bin/dprobe after dpkg -i"; exit 1; }
+  in_root dpkg -s dprobe | grep -q "^Status: install ok installed" ||
+    { echo "FAIL: dpkg -s dprobe"; exit 1; }
+  trace=$(in_root dprobe run -e "p:t/opendir libc.so.6:opendir path=+0(%di):string" -- ls /tmp)
+  grep -q "opendir: (opendir+0x0/0x[0-9a-f]*) path=\"/tmp\"" <<<"$trace" ||
+    { echo "FAIL: the installed dprobe traced nothing: $trace"; exit 1; }
+  in_root man -w dprobe >/dev/null || { echo "FAIL: man -w dprobe"; exit 1; }
+  in_root dpkg -r dprobe >/dev/null
+  [ ! -e "$root/usr/bin/dprobe" ] || { echo "FAIL: dpkg -r left /usr/bin/dprobe"; exit 1; }
+' _ "$scratch" || fail "dpkg -i on an overlay of /"
+dpkg -s dprobe >/dev/null 2>&1 && fail "the machine's own dpkg database changed"
 echo "install_test: ok"
