@@ -225,6 +225,9 @@ void ProbeRegistry::publish() {
 Result<void> ProbeRegistry::arm(Probe& probe) {
   if (probe.armed.load()) return {};
   if (probe.jump_only) return arm_jump(probe);
+  if (direct_jumps_ && probe.trampoline != 0 && !probe.optimized.load() && arm_jump(probe)) {
+    return {};
+  }
   auto written = patcher_.write(probe.address, arch::breakpoint_insn());
   if (written) probe.armed.store(true);
   return written;
@@ -241,6 +244,7 @@ void ProbeRegistry::disarm(Probe& probe) noexcept {
 }
 
 Result<void> ProbeRegistry::arm_all() {
+  if (direct_jumps_ && optimizer_) prepare_direct_jumps();
   publish();
   for (auto& [address, probe] : probes_) {
     if (auto armed = arm(*probe); !armed) {

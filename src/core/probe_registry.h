@@ -188,6 +188,8 @@ class ProbeRegistry {
   const Range* blacklisted(uint64_t address) const;
   const Probe* jump_only_around(uint64_t address) const;
   Result<void> arm_jump(Probe& probe);
+  void prepare_direct_jumps();
+  bool write_jump_at_once(Probe& probe);
   void publish();
   Result<void> arm(Probe& probe);
   void disarm(Probe& probe) noexcept;

@@ -171,19 +171,44 @@ bool ProbeRegistry::write_tail(Probe& probe) {
 // else runs (allow_direct_jumps), so no thread can see a half-written one.
 // A jump left from before (disarmed while others ran) is taken back as is.
 Result<void> ProbeRegistry::arm_jump(Probe& probe) {
-  if (!probe.optimized.load()) {
-    if (!direct_jumps_ || !write_tail(probe)) {
-      return unexpected(Error{"the jump could not be written"});
-    }
-    optimizer_->sync_cores();
-    write_first_byte(probe);
-    optimizer_->sync_cores();
-    if (!probe.optimized.load()) {
-      return unexpected(Error{"the jump could not be written"});
-    }
+  if (!probe.optimized.load() && !(direct_jumps_ && write_jump_at_once(probe))) {
+    return unexpected(Error{"the jump could not be written"});
   }
   probe.armed.store(true);
   return {};
+}
+
+// Tail, then first byte, with nothing called in between that a probe
+// could be on: this very thread may call the function (malloc, say) the
+// moment the patcher returns, and between the two writes the bytes are
+// neither the old instructions nor the jump. So the bytes are made
+// first, and the patcher and the barrier are raw system calls.
+bool ProbeRegistry::write_jump_at_once(Probe& probe) {
+  const std::vector<uint8_t> jump =
+      arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
+  if (!patcher_.write(probe.address + 1, {jump.data() + 1, jump.size() - 1})) {
+    restore_tail(probe);
+    return false;
+  }
+  optimizer_->sync_cores();
+  if (!patcher_.write(probe.address, {jump.data(), 1})) {
+    restore_tail(probe);
+    return false;
+  }
+  optimizer_->sync_cores();
+  probe.optimized.store(true);
+  return true;
+}
+
+// Alone (allow_direct_jumps), every probe's jump is made ready before
+// anything is armed, in place (no thread can hit a probe that is not
+// armed), and arm() writes it at once: no breakpoint first, and no trap in
+// the C library the analysis itself calls.
+void ProbeRegistry::prepare_direct_jumps() {
+  for (auto& [address, probe] : probes_) {
+    if (probe->internal != nullptr || probe->trampoline != 0 || probe->armed.load()) continue;
+    if (auto ready = prepare_jump(*probe); !ready) probe->breakpoint_reason = ready.error();
+  }
 }
 
 // The probe that may not be a breakpoint whose jump covers `address`.

@@ -379,6 +379,22 @@ TEST_F(OptimizedProbeStress, ArmedThroughoutEveryCallOfEightThreadsIsOneHit) {
   EXPECT_EQ(target_bytes(), original_);
 }
 
+// Alone (no other thread runs, as at the start of `dprobe run`), a probe
+// is a jump at once: no breakpoint first, so no trap ever, and the jump
+// was written with nothing called between its tail and its first byte.
+TEST_F(OptimizedProbeStress, AloneTheJumpIsWrittenWithoutABreakpointFirst) {
+  registry_->allow_direct_jumps(true);
+  ASSERT_TRUE(registry_->arm_all());
+  registry_->allow_direct_jumps(false);
+  EXPECT_EQ(target_bytes()[0], 0xe9) << "a jmp rel32 at the probe, armed as such";
+  EXPECT_EQ(dprobe_stress_target(3), dprobe_stress_base + 3);
+  EXPECT_EQ(t_trap_hits, 0u);
+  EXPECT_EQ(t_jump_hits, 1u);
+  registry_->disarm_all();
+  EXPECT_EQ(target_bytes(), original_);
+  t_jump_hits = 0;
+}
+
 // Armed, optimized (the threads stopped, and found outside the displaced
 // bytes, or the probe stays a breakpoint that round) and disarmed 10,000
 // times while eight threads call: every result right, no crash, the text
