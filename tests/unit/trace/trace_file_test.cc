@@ -137,7 +137,7 @@ TEST(TraceFile, VersionOneFilesAreStillRead) {
   chunk.resize(chunk.size() - sizeof(uint32_t));
   uint32_t length = 0;
   std::memcpy(&length, chunk.data() + 4, sizeof(length));
-  length -= sizeof(uint32_t);
+  length -= static_cast<uint32_t>(sizeof(uint32_t));
   std::memcpy(chunk.data() + 4, &length, sizeof(length));
   out += chunk;
   const std::string record = sample_record(7, 100);
