@@ -119,6 +119,7 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass, TracePass* records
     slot.lost = false;
     slot.reader.emplace(*ring);
     slot.lost_count = PlausibleCount{created_ns_};
+    slot.last_ns = 0;
     slot.comm = slot.reader->comm();
   }
   trace::RingReader& reader = *slot.reader;
@@ -165,34 +166,45 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   }
   if (header->type >= events_by_id_.size() || events_by_id_[header->type] == nullptr) return;
   const trace::EventDesc& event = *events_by_id_[header->type];
+  const uint64_t ns = time_in_order(slot, *header);
   // A record's chunks are made once: the event's format and the symbols go
   // out with the first record that needs them, to every file alike.
   if (format_ == OutputFormat::kRecord || records != nullptr) {
     chunks_.clear();
-    take_record(event, *header, record, slot.comm, chunks_);
+    take_record(event, *header, ns, record, slot.comm, chunks_);
   }
   std::string& text = pass.text();
   const size_t begin = text.size();
   if (format_ == OutputFormat::kRecord) {
     text += chunks_;
   } else if (format_ == OutputFormat::kJson) {
-    formatter_.format_json(event, record, slot.comm, text);
+    formatter_.format_json(event, record, slot.comm, text, ns);
   } else {
-    formatter_.format_text(event, record, slot.comm, text);
+    formatter_.format_text(event, record, slot.comm, text, ns);
   }
-  pass.add(formatter_.timestamp_ns(*header), begin, text.size());
+  pass.add(ns, begin, text.size());
   if (records != nullptr) {
     const size_t at = records->text().size();
     records->text() += chunks_;
-    records->add(formatter_.timestamp_ns(*header), at, records->text().size());
+    records->add(ns, at, records->text().size());
   }
 }
 
+// The record's time, never before its thread's previous one: a thread's
+// records are written in order, but the counter-to-ns conversion is
+// refined at every pass, and a thread moved to another core may read a
+// counter a little behind; either could otherwise put one of its lines
+// before the one it came after.
+uint64_t TraceReader::time_in_order(Slot& slot, const trace::RecordHeader& header) const {
+  slot.last_ns = std::max(slot.last_ns, formatter_.timestamp_ns(header));
+  return slot.last_ns;
+}
+
 void TraceReader::take_record(const trace::EventDesc& event, const trace::RecordHeader& header,
-                              std::span<const std::byte> record, const std::string& comm,
-                              std::string& out) {
+                              uint64_t ns, std::span<const std::byte> record,
+                              const std::string& comm, std::string& out) {
   scratch_.clear();
-  formatter_.format_text(event, record, comm, scratch_);  // looks up what the text shows
+  formatter_.format_text(event, record, comm, scratch_, ns);  // looks up what the text shows
   if (!format_written_[event.id]) {
     format_written_[event.id] = true;
     trace::append_event_chunk(out, stream_, event);
@@ -202,8 +214,7 @@ void TraceReader::take_record(const trace::EventDesc& event, const trace::Record
   }
   // The time in trace-clock ns: the file needs no clock to be read.
   std::string copy(reinterpret_cast<const char*>(record.data()), record.size());
-  trace::store_field<uint64_t>(copy.data(), offsetof(trace::RecordHeader, timestamp),
-                               formatter_.timestamp_ns(header));
+  trace::store_field<uint64_t>(copy.data(), offsetof(trace::RecordHeader, timestamp), ns);
   if (event.entry_time_offset != 0 && event.entry_time_offset + 8 <= copy.size()) {
     trace::RecordHeader entry = header;
     entry.timestamp = trace::load_field<uint64_t>(copy.data(), event.entry_time_offset);

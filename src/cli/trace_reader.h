@@ -118,6 +118,7 @@ class TraceReader {
     PlausibleCount lost_count;  // the ring's lost count, as far as believable
     bool lost_said = false;     // its corruption was reported
     std::string comm;           // the thread's name at this point of its ring
+    uint64_t last_ns = 0;       // its last record's time: the next is never earlier
   };
   uint64_t count(uint32_t id, const std::atomic<uint64_t>& shared,
                  const std::vector<uint64_t>& retired,
@@ -131,7 +132,8 @@ class TraceReader {
             TracePass& pass, TracePass* records);
   // kRecord: the record's chunk, after the event format and the symbols
   // its text needs that this reader has not written before.
-  void take_record(const trace::EventDesc& event, const trace::RecordHeader& header,
+  uint64_t time_in_order(Slot& slot, const trace::RecordHeader& header) const;
+  void take_record(const trace::EventDesc& event, const trace::RecordHeader& header, uint64_t ns,
                    std::span<const std::byte> record, const std::string& comm, std::string& out);
 
   const trace::TraceMemory& memory_;

@@ -423,20 +423,22 @@ class JsonLine {
 }  // namespace
 
 void TraceFormatter::format_text(const EventDesc& ev, std::span<const std::byte> record,
-                                 std::string_view comm, std::string& out) const {
+                                 std::string_view comm, std::string& out,
+                                 std::optional<uint64_t> ns) const {
   const RecordView view(record);
   TextLine line(view, symbolizer_, out);
-  line.header(comm, ev.name, timestamp_ns(view.header()));
+  line.header(comm, ev.name, ns.value_or(timestamp_ns(view.header())));
   line.ip_fields(ev);
   for (const EventArg& arg : ev.args) line.arg(arg);
   out.push_back('\n');
 }
 
 void TraceFormatter::format_json(const EventDesc& ev, std::span<const std::byte> record,
-                                 std::string_view comm, std::string& out) const {
+                                 std::string_view comm, std::string& out,
+                                 std::optional<uint64_t> ns) const {
   const RecordView view(record);
   JsonLine line(view, symbolizer_, out);
-  line.header(ev, comm, timestamp_ns(view.header()));
+  line.header(ev, comm, ns.value_or(timestamp_ns(view.header())));
   line.ip_fields(ev);
   line.args(ev);
 }

@@ -19,6 +19,7 @@
 #define DPROBE_TRACE_FORMATTER_H_
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,8 +44,10 @@ class TraceFormatter {
   // Appends one ftrace line, '\n' included, byte for byte what the kernel
   // prints for a probe event:
   //   "              ls-1882    [000] .....    86.566478: opendir: (opendir+0x0/0x9a) d=0x1"
+  // `ns`: the record's time in trace-clock ns where the caller has it (a
+  // reader that keeps each thread's times in order), else its header's.
   void format_text(const EventDesc& ev, std::span<const std::byte> record, std::string_view comm,
-                   std::string& out) const;
+                   std::string& out, std::optional<uint64_t> ns = std::nullopt) const;
 
   // Appends one JSON object and '\n':
   //   {"ts":86.566478,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"g",
@@ -54,7 +57,7 @@ class TraceFormatter {
   // unknown. u/s values are numbers, x and symbol values strings, a faulted
   // string null, a broken field the string "(bad)".
   void format_json(const EventDesc& ev, std::span<const std::byte> record, std::string_view comm,
-                   std::string& out) const;
+                   std::string& out, std::optional<uint64_t> ns = std::nullopt) const;
 
  private:
   const Symbolizer* symbolizer_;

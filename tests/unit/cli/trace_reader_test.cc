@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -165,6 +167,32 @@ TEST_F(Hostile, CountsThatGoBackAreNotBelieved) {
   header().slotless.store(3);
   collect();
   EXPECT_EQ(reader_->lost_no_slot(), 10u);
+}
+
+// A thread's records come out in the order it wrote them, even when the
+// second one's counter reads behind the first's (another core's counter,
+// a conversion refined in between): its time is then the first's.
+TEST_F(Hostile, AThreadsLinesKeepTheirOrderWhenItsClockStepsBack) {
+  for (const uint64_t ns : {uint64_t{5000}, uint64_t{4000}}) {
+    unsigned char record[kRecordSize] = {};
+    trace::store_field<uint16_t>(record, 2, kRecordSize);
+    trace::store_field<uint64_t>(record, offsetof(trace::RecordHeader, timestamp), ns);
+    ASSERT_TRUE(writers_[0]->write(record, kRecordSize));
+  }
+  TracePass pass;
+  ASSERT_EQ(reader_->collect(pass), 2u);
+  std::FILE* text = std::tmpfile();
+  ASSERT_NE(text, nullptr);
+  ASSERT_EQ(pass.write(text, UINT64_MAX), 0);
+  std::rewind(text);
+  char line[256];
+  std::vector<std::string> times;
+  while (std::fgets(line, sizeof(line), text) != nullptr) {
+    const std::string whole(line);
+    times.push_back(whole.substr(whole.find(" 0.") + 1, 8));
+  }
+  std::fclose(text);
+  EXPECT_EQ(times, (std::vector<std::string>{"0.000005", "0.000005"}));
 }
 
 TEST(PlausibleCount, GrowsNoFasterThanOneANanosecond) {
