@@ -133,7 +133,10 @@ TEST(ControllerDeath, KilledRunLeavesTheProgramRunningUnpatched) {
 TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
-  LiveProcess busy({program("busy_loop_O2"), "4", "5"}, dir.file("busy.out"), dir.file("busy.err"));
+  // Long enough to outlast two attaches on a loaded machine: its text is
+  // read once more after the second.
+  LiveProcess busy({program("busy_loop_O2"), "4", "10"}, dir.file("busy.out"),
+                   dir.file("busy.err"));
   ASSERT_TRUE(busy.started());
   ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", 20s)) << busy.err();
   const pid_t pid = busy.pid();
