@@ -2,6 +2,8 @@
 #include "agent/thread_census.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <algorithm>
@@ -49,17 +51,43 @@ std::string read_proc(const std::string& path) {
 
 struct Sighting {
   enum Kind { kGone, kStopped, kOnCore } kind = kGone;
-  uint64_t pc = 0;  // kStopped: the user pc the thread goes back to
+  uint64_t pc = 0;            // kStopped: the user pc the thread goes back to
+  bool lends_memory = false;  // kStopped in vfork: see vforking()
 };
 
-// "nr args... sp pc" in a system call, "-1 sp pc" stopped outside one,
+// Our own memory, read through the kernel (no fault if it is not there).
+bool read_own(void* dst, uint64_t src, size_t size) {
+  const iovec local{dst, size};
+  const iovec remote{reinterpret_cast<void*>(src), size};
+  return arch::raw_syscall(SYS_process_vm_readv, arch::raw_getpid(), arch::raw_arg(&local), 1,
+                           arch::raw_arg(&remote), 1, 0) == static_cast<long>(size);
+}
+
+// Whether a thread stopped in system call `nr` with first argument `arg`
+// waits in vfork (or clone, clone3 with CLONE_VFORK): its child runs this
+// process's code, in this memory, until it execs or exits, and is another
+// process, so no census of threads sees it; the wait ends when it does.
+bool vforking(long nr, uint64_t arg) {
+#ifdef SYS_vfork
+  if (nr == SYS_vfork) return true;
+#endif
+  if (nr == SYS_clone) return (arg & CLONE_VFORK) != 0;
+  uint64_t flags = 0;  // clone3: the first field of its struct clone_args
+  return nr == SYS_clone3 && read_own(&flags, arg, sizeof(flags)) && (flags & CLONE_VFORK) != 0;
+}
+
+// "nr arg1..arg6 sp pc" in a system call, "-1 sp pc" stopped outside one,
 // "running" on a core (the kernel cannot say where then).
 Sighting look_at(uint32_t tid) {
   const std::string text = read_proc("/proc/self/task/" + std::to_string(tid) + "/syscall");
   if (text.empty()) return {};
   const size_t last = text.find_last_of(' ');
   if (text.rfind("running", 0) == 0 || last == std::string::npos) return {Sighting::kOnCore};
-  return {Sighting::kStopped, std::strtoull(text.c_str() + last + 1, nullptr, 16)};
+  char* end = nullptr;
+  const long nr = std::strtol(text.c_str(), &end, 10);
+  const uint64_t arg = nr >= 0 ? std::strtoull(end, nullptr, 16) : 0;
+  return {Sighting::kStopped, std::strtoull(text.c_str() + last + 1, nullptr, 16),
+          nr >= 0 && vforking(nr, arg)};
 }
 
 // The ids of the process's threads but the caller's.
@@ -103,6 +131,7 @@ constexpr int kAnswerWaits = 1000;     // of 50 us each: a thread on a core answ
 struct Unknown {
   uint32_t tid = 0;
   size_t range = kNowhere;  // never seen
+  bool vforking = false;    // last seen in vfork: not asked, its child is what runs
 };
 
 // One round of questions. The handler takes part only while the round is
@@ -160,10 +189,12 @@ void ask(std::vector<Unknown>& unknown, const Ranges& ranges) {
 
 void ask_all(std::vector<Unknown>& unknown, const Ranges& ranges) {
   std::vector<Unknown> left;
-  for (size_t at = 0; at < unknown.size(); at += kMaxAsked) {
-    const auto first = unknown.begin() + static_cast<ptrdiff_t>(at);
+  std::vector<Unknown> askable;
+  for (const Unknown& thread : unknown) (thread.vforking ? left : askable).push_back(thread);
+  for (size_t at = 0; at < askable.size(); at += kMaxAsked) {
+    const auto first = askable.begin() + static_cast<ptrdiff_t>(at);
     const auto last =
-        unknown.begin() + static_cast<ptrdiff_t>(std::min(at + kMaxAsked, unknown.size()));
+        askable.begin() + static_cast<ptrdiff_t>(std::min(at + kMaxAsked, askable.size()));
     std::vector<Unknown> some(first, last);
     ask(some, ranges);
     left.insert(left.end(), some.begin(), some.end());
@@ -176,8 +207,9 @@ void ask_all(std::vector<Unknown>& unknown, const Ranges& ranges) {
 void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
   std::erase_if(unknown, [&](Unknown& thread) {
     const Sighting seen = look_at(thread.tid);
+    thread.vforking = seen.lends_memory;
     if (seen.kind == Sighting::kGone) return true;
-    if (seen.kind == Sighting::kOnCore) return false;
+    if (seen.kind == Sighting::kOnCore || seen.lends_memory) return false;
     thread.range = range_holding(seen.pc, ranges.data(), ranges.size());
     return thread.range == kNowhere;
   });
@@ -200,6 +232,11 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
   }
   std::vector<bool> clear(ranges.size(), true);
   for (const Unknown& thread : unknown) {
+    if (thread.vforking) {
+      return unexpected("thread " + std::to_string(thread.tid) +
+                        " waits in vfork: its child runs this code until it execs, and could be "
+                        "inside the displaced bytes");
+    }
     if (thread.range == kNowhere) {
       return unexpected("thread " + std::to_string(thread.tid) +
                         " did not answer where it runs: it could be inside the displaced bytes");

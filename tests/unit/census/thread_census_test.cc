@@ -9,8 +9,11 @@
 #include "agent/thread_census.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -157,6 +160,37 @@ TEST_F(Census, AThreadInAProbesSlotKeepsThatRangeOnlyFromBeingClear) {
   ASSERT_TRUE(clear_threads({loop_range()}));  // let it go
   ASSERT_TRUE(eventually(left));
   looping.join();
+}
+
+// The child of vfork runs this process's code in its memory until it
+// execs or exits, and is no thread of it: while a thread waits in vfork
+// nothing is clear, and that is said; once the child is gone, it is.
+int sleep_and_exit(void*) {
+  const timespec nap{0, 300'000'000};
+  ::syscall(SYS_nanosleep, &nap, nullptr);
+  ::syscall(SYS_exit, 0);
+  return 0;
+}
+
+TEST_F(Census, AThreadInVforkKeepsEveryRangeFromBeingClear) {
+  static char child_stack[64 * 1024];
+  std::atomic<bool> back{false};
+  std::thread parent([&] {
+    const int pid = ::clone(sleep_and_exit, child_stack + sizeof(child_stack),
+                            CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    back.store(true);
+  });
+  std::this_thread::sleep_for(50ms);  // into clone, the child asleep
+  ASSERT_FALSE(back.load());
+  const auto waiting = clear_threads({elsewhere()});
+  ASSERT_FALSE(waiting);
+  EXPECT_NE(waiting.error().find("waits in vfork"), std::string::npos) << waiting.error();
+  EXPECT_EQ(g_questions.load(), 0) << "a thread in vfork is not asked";
+  parent.join();
+  const auto after = clear_threads({elsewhere()});
+  ASSERT_TRUE(after) << after.error();
+  EXPECT_EQ(*after, std::vector<bool>{true});
 }
 
 TEST_F(Census, AQuestionNotOfTheCensusIsNotAnswered) {
