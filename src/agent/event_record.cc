@@ -1,11 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/event_record.h"
 
-#include <sys/uio.h>
-
 #include <algorithm>
 
-#include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/safe_memory.h"
 
 namespace dprobe::agent {
@@ -19,13 +16,8 @@ int64_t read_string(void*, char* dst, uint64_t src, size_t capacity) {
   return arch::safe_read_string(dst, src, capacity);
 }
 
-// Through the kernel, which reports an unmapped byte instead of faulting.
 bool read_memory_faultless(void*, void* dst, uint64_t src, size_t size) {
-  const iovec local{dst, size};
-  const iovec remote{reinterpret_cast<void*>(src), size};
-  const long n = arch::raw_syscall(SYS_process_vm_readv, arch::raw_getpid(), arch::raw_arg(&local),
-                                   1, arch::raw_arg(&remote), 1, 0);
-  return n == static_cast<long>(size);
+  return arch::kernel_read(dst, src, size);
 }
 
 // A page at a time (a read that crosses into an unmapped page fails whole),
@@ -37,7 +29,7 @@ int64_t read_string_faultless(void*, char* dst, uint64_t src, size_t capacity) {
   while (done < capacity - 1) {
     const uint64_t at = src + done;
     const size_t chunk = std::min<size_t>(capacity - 1 - done, kPage - (at % kPage));
-    if (!read_memory_faultless(nullptr, dst + done, at, chunk)) return -1;
+    if (!arch::kernel_read(dst + done, at, chunk)) return -1;
     for (size_t i = done; i < done + chunk; ++i) {
       if (dst[i] == '\0') return static_cast<int64_t>(i + 1);
     }

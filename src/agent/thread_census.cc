@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/uio.h>
 #include <time.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "arch/runtime/context.h"
 #include "arch/runtime/raw_syscall.h"
+#include "arch/runtime/safe_memory.h"
 
 namespace dprobe::agent {
 namespace {
@@ -55,14 +55,6 @@ struct Sighting {
   bool lends_memory = false;  // kStopped in vfork: see vforking()
 };
 
-// Our own memory, read through the kernel (no fault if it is not there).
-bool read_own(void* dst, uint64_t src, size_t size) {
-  const iovec local{dst, size};
-  const iovec remote{reinterpret_cast<void*>(src), size};
-  return arch::raw_syscall(SYS_process_vm_readv, arch::raw_getpid(), arch::raw_arg(&local), 1,
-                           arch::raw_arg(&remote), 1, 0) == static_cast<long>(size);
-}
-
 // Whether a thread stopped in system call `nr` with first argument `arg`
 // waits in vfork (or clone, clone3 with CLONE_VFORK): its child runs this
 // process's code, in this memory, until it execs or exits, and is another
@@ -73,7 +65,8 @@ bool vforking(long nr, uint64_t arg) {
 #endif
   if (nr == SYS_clone) return (arg & CLONE_VFORK) != 0;
   uint64_t flags = 0;  // clone3: the first field of its struct clone_args
-  return nr == SYS_clone3 && read_own(&flags, arg, sizeof(flags)) && (flags & CLONE_VFORK) != 0;
+  return nr == SYS_clone3 && arch::kernel_read(&flags, arg, sizeof(flags)) &&
+         (flags & CLONE_VFORK) != 0;
 }
 
 // "nr arg1..arg6 sp pc" in a system call, "-1 sp pc" stopped outside one,

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -207,8 +208,9 @@ class ProbeRegistry {
   Result<uint64_t, std::string> trampoline_for(const Probe& probe, const arch::OptimizePlan& plan);
   std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end);
   static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
-  bool write_tail(Probe& probe);
-  void write_first_byte(Probe& probe);
+  static std::vector<uint8_t> jump_bytes(const Probe& probe);
+  bool write_tail(Probe& probe, std::span<const uint8_t> jump);
+  void write_first_byte(Probe& probe, std::span<const uint8_t> jump);
   void restore_tail(const Probe& probe) noexcept;
   void unoptimize(Probe& probe) noexcept;
   void unoptimize_around(uint64_t address) noexcept;

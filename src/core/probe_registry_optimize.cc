@@ -119,12 +119,12 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
     Probe* probe = prepared[i];
     if (!(*clear)[i]) {
       probe->breakpoint_reason = "a thread stayed inside the instructions it displaces";
-    } else if (write_tail(*probe)) {
+    } else if (write_tail(*probe, jump_bytes(*probe))) {
       tails_written.push_back(probe);
     }
   }
   optimizer_->sync_cores();
-  for (Probe* probe : tails_written) write_first_byte(*probe);
+  for (Probe* probe : tails_written) write_first_byte(*probe, jump_bytes(*probe));
   optimizer_->sync_cores();
 }
 
@@ -158,9 +158,7 @@ void ProbeRegistry::note_reason(const std::vector<Probe*>& probes, const std::st
 // Tail first, the first byte last (every core serialized in between, by
 // the caller, for all the probes of a batch at once): a thread sees the
 // breakpoint or the whole jump, never a part of it.
-bool ProbeRegistry::write_tail(Probe& probe) {
-  const std::vector<uint8_t> jump =
-      arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
+bool ProbeRegistry::write_tail(Probe& probe, std::span<const uint8_t> jump) {
   if (patcher_.write(probe.address + 1, {jump.data() + 1, jump.size() - 1})) return true;
   restore_tail(probe);
   probe.breakpoint_reason = "the jump could not be written";
@@ -184,20 +182,12 @@ Result<void> ProbeRegistry::arm_jump(Probe& probe) {
 // neither the old instructions nor the jump. So the bytes are made
 // first, and the patcher and the barrier are raw system calls.
 bool ProbeRegistry::write_jump_at_once(Probe& probe) {
-  const std::vector<uint8_t> jump =
-      arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
-  if (!patcher_.write(probe.address + 1, {jump.data() + 1, jump.size() - 1})) {
-    restore_tail(probe);
-    return false;
-  }
+  const std::vector<uint8_t> jump = jump_bytes(probe);
+  if (!write_tail(probe, jump)) return false;
   optimizer_->sync_cores();
-  if (!patcher_.write(probe.address, {jump.data(), 1})) {
-    restore_tail(probe);
-    return false;
-  }
+  write_first_byte(probe, jump);
   optimizer_->sync_cores();
-  probe.optimized.store(true);
-  return true;
+  return probe.optimized.load();
 }
 
 // Alone (allow_direct_jumps), every probe's jump is made ready before
@@ -221,9 +211,11 @@ const Probe* ProbeRegistry::jump_only_around(uint64_t address) const {
   return nullptr;
 }
 
-void ProbeRegistry::write_first_byte(Probe& probe) {
-  const std::vector<uint8_t> jump =
-      arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
+std::vector<uint8_t> ProbeRegistry::jump_bytes(const Probe& probe) {
+  return arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
+}
+
+void ProbeRegistry::write_first_byte(Probe& probe, std::span<const uint8_t> jump) {
   if (patcher_.write(probe.address, {jump.data(), 1})) {
     probe.optimized.store(true);
     return;

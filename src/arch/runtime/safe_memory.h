@@ -27,8 +27,12 @@
 #ifndef DPROBE_ARCH_RUNTIME_SAFE_MEMORY_H_
 #define DPROBE_ARCH_RUNTIME_SAFE_MEMORY_H_
 
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
+
+#include "arch/runtime/raw_syscall.h"
 
 // The ISA's assembly routines, behind the wrappers below. They take
 // addresses as integers because either side may be the traced program's.
@@ -59,6 +63,16 @@ inline bool safe_write(uint64_t dst, const void* src, size_t size) noexcept {
 // strncpy_from_user, a fault fails the whole string.
 inline int64_t safe_read_string(char* dst, uint64_t src, size_t capacity) noexcept {
   return dprobe_safe_copy_string(reinterpret_cast<uintptr_t>(dst), src, capacity);
+}
+
+// Copies `size` bytes of this process's memory at `src` through the kernel
+// (process_vm_readv): false where a byte is not mapped, and no fault, so
+// no signal: for code that may run with every signal blocked.
+inline bool kernel_read(void* dst, uint64_t src, size_t size) noexcept {
+  const iovec local{dst, size};
+  const iovec remote{reinterpret_cast<void*>(src), size};
+  return raw_syscall(SYS_process_vm_readv, raw_getpid(), raw_arg(&local), 1, raw_arg(&remote), 1,
+                     0) == static_cast<long>(size);
 }
 
 // For the agent's SIGSEGV and SIGBUS handlers, first thing: if the faulting
