@@ -199,18 +199,38 @@ for e in sorted(slices, key=lambda e: (e["ts"], -e["dur"])):
 print("slices=%d instants=%d" % (len(slices), len(instants)))
 )";
 
+// kCheckPerfetto run on `json`.
+RunResult check_perfetto(const std::string& json) {
+  return run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
+}
+
+// rec at entry and return, and, with leaf, every call of ret_recursion.
+const std::vector<std::string> kRecEvents = {"-e", "p:rr/rec rec n=%di:s64", "-e",
+                                             "r:rr/rec_ret rec rv=$retval:s64"};
+const std::vector<std::string> kRecursionEvents = {"-e", "p:rr/rec rec n=%di:s64",
+                                                   "-e", "r:rr/rec_ret rec rv=$retval:s64",
+                                                   "-e", "p:rr/leaf leaf i=%di:s64"};
+
+// `dprobe SUBCOMMAND OPTIONS DEFINITIONS -- ret_recursion DEPTH TIMES`.
+RunResult trace_recursion(const std::string& subcommand, const std::vector<std::string>& options,
+                          const std::vector<std::string>& definitions, const char* depth,
+                          const char* times) {
+  std::vector<std::string> args{subcommand};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), definitions.begin(), definitions.end());
+  args.insert(args.end(), {"--", program("ret_recursion_O0"), depth, times});
+  return run_dprobe(args);
+}
+
 TEST_F(RecordReport, PerfettoNestsReturnsAsSlices) {
   const std::string file = dir_.file("rec.dat");
-  const RunResult record =
-      run_dprobe({"record", "-o", file, "-e", "p:rr/rec rec n=%di:s64", "-e",
-                  "r:rr/rec_ret rec rv=$retval:s64", "-e", "p:rr/leaf leaf i=%di:s64", "--",
-                  program("ret_recursion_O0"), "5", "2"});
+  const RunResult record = trace_recursion("record", {"-o", file}, kRecursionEvents, "5", "2");
   ASSERT_EQ(record.status, 0) << record;
   const std::string json = dir_.file("trace.json");
   const RunResult report = run_dprobe({"report", "--perfetto", json, file});
   ASSERT_EQ(report.status, 0) << report;
   EXPECT_EQ(report.out, "");
-  const RunResult check = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
+  const RunResult check = check_perfetto(json);
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
   // rec(5) twice: 6 calls each, every one a slice; each leaf an instant.
   EXPECT_THAT(check.out, StartsWith("slices=12 instants="));
@@ -222,13 +242,12 @@ TEST_F(RecordReport, PerfettoNestsReturnsAsSlices) {
 TEST_F(RecordReport, PerfettoTimesReturnProbesWithoutEntryProbes) {
   const std::string file = dir_.file("rec.dat");
   const RunResult record =
-      run_dprobe({"record", "-o", file, "-e", "r:rr/rec_ret rec rv=$retval:s64", "--",
-                  program("ret_recursion_O0"), "5", "2"});
+      trace_recursion("record", {"-o", file}, {"-e", "r:rr/rec_ret rec rv=$retval:s64"}, "5", "2");
   ASSERT_EQ(record.status, 0) << record;
   const std::string json = dir_.file("trace.json");
   const RunResult report = run_dprobe({"report", "--perfetto", json, file});
   ASSERT_EQ(report.status, 0) << report;
-  const RunResult check = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
+  const RunResult check = check_perfetto(json);
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
   EXPECT_EQ(check.out, "slices=12 instants=0\n");
   // The text is the kernel's all the same: no entry time in it.
@@ -256,22 +275,18 @@ TEST_F(RecordReport, TheSessionsClosingWordsAreKept) {
 
 TEST_F(RecordReport, RunWritesPerfettoToo) {
   const std::string json = dir_.file("run.json");
-  const RunResult run =
-      run_dprobe({"run", "--perfetto", json, "-e", "p:rr/rec rec n=%di:s64", "-e",
-                  "r:rr/rec_ret rec rv=$retval:s64", "--", program("ret_recursion_O0"), "5", "2"});
+  const RunResult run = trace_recursion("run", {"--perfetto", json}, kRecEvents, "5", "2");
   ASSERT_EQ(run.status, 0) << run;
   EXPECT_EQ(count_of(run.out, " rec_ret: "), 12u) << run;  // the text as ever
-  const RunResult check = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, json});
+  const RunResult check = check_perfetto(json);
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
   EXPECT_EQ(check.out, "slices=12 instants=0\n");
   // record writes it beside its own file (each gets every event's format).
   const std::string recorded_json = dir_.file("record.json");
-  const RunResult record =
-      run_dprobe({"record", "-o", dir_.file("rec.dat"), "--perfetto", recorded_json, "-e",
-                  "p:rr/rec rec n=%di:s64", "-e", "r:rr/rec_ret rec rv=$retval:s64", "--",
-                  program("ret_recursion_O0"), "5", "2"});
+  const RunResult record = trace_recursion(
+      "record", {"-o", dir_.file("rec.dat"), "--perfetto", recorded_json}, kRecEvents, "5", "2");
   ASSERT_EQ(record.status, 0) << record;
-  const RunResult recorded = run_program({"/usr/bin/python3", "-c", kCheckPerfetto, recorded_json});
+  const RunResult recorded = check_perfetto(recorded_json);
   EXPECT_EQ(recorded.out, "slices=12 instants=0\n") << recorded;
   const RunResult full = run_dprobe({"run", "--perfetto", "/dev/full", "-e", "p:rr/rec rec", "--",
                                      program("ret_recursion_O0"), "1", "1"});
@@ -311,10 +326,7 @@ TEST_F(RecordReport, ThreadsAndTheirNamesAreKept) {
 
 TEST_F(RecordReport, FiltersKeepTheRecordsTheyName) {
   const std::string file = dir_.file("rec.dat");
-  const RunResult record =
-      run_dprobe({"record", "-o", file, "-e", "p:rr/rec rec n=%di:s64", "-e",
-                  "r:rr/rec_ret rec rv=$retval:s64", "-e", "p:rr/leaf leaf i=%di:s64", "--",
-                  program("ret_recursion_O0"), "3", "3"});
+  const RunResult record = trace_recursion("record", {"-o", file}, kRecursionEvents, "3", "3");
   ASSERT_EQ(record.status, 0) << record;
   const RunResult all = run_dprobe({"report", file});
   ASSERT_EQ(all.status, 0) << all;
