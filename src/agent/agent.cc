@@ -31,6 +31,7 @@
 #include "agent/loader_watch.h"
 #include "agent/return_probes.h"
 #include "agent/signals.h"
+#include "agent/syscall_dispatch.h"
 #include "agent/thread_census.h"
 #include "agent/thread_trace.h"
 #include "agent/unsafe_code.h"
@@ -215,6 +216,11 @@ class Agent {
       publish_session(0);
       return false;
     }
+    // After the controller's thread is made: its creation is not the
+    // program's system call.
+    if (syscall_tracing_configured() && !current_thread().is_agent) {
+      enable_dispatch_on_this_thread();
+    }
     return true;
   }
 
@@ -269,6 +275,7 @@ class Agent {
     // What could be added is armed; the CLI decides whether what was
     // refused ends the session (and then the abort disarms it all).
     protocol::ArmReport report = add_probes(probes);
+    add_syscall_events(probes, report);
     {
       std::lock_guard lock(state.registry_writer);
       auto armed = state.registry->arm_all();

@@ -2,8 +2,12 @@
 #include "agent/arming.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "agent/agent_state.h"
+#include "agent/syscall_dispatch.h"
 #include "agent/unsafe_code.h"
 #include "trace/fetch_exec.h"
 #include "trace/record.h"
@@ -52,14 +56,14 @@ uint32_t max_record_size(const trace::EventDesc& event) {
 }
 
 // An event comes once; a library loaded again brings its probes again.
-void keep_event(const protocol::ProbeRequest& request, AgentState& state) {
-  const trace::EventDesc& event = request.spec.event;
-  if (state.events.find(event.id) != nullptr) return;
-  state.events.add(std::make_unique<AgentEvent>(
-      AgentEvent{event, max_record_size(event), request.spec.point.maxactive,
-                 event.is_return ? highest_arg(event) : 0,
-                 trace::plan_register_fields(event, arch::host_isa(),
-                                             event.is_return ? core::kMaxEntryArgs : 0)}));
+const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
+  const trace::EventDesc& event = spec.event;
+  if (const AgentEvent* kept = state.events.find(event.id)) return kept;
+  state.events.add(std::make_unique<AgentEvent>(AgentEvent{
+      event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,
+      trace::plan_register_fields(event, arch::host_isa(),
+                                  event.is_return ? core::kMaxEntryArgs : 0)}));
+  return state.events.find(event.id);
 }
 
 }  // namespace
@@ -81,7 +85,7 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
         continue;
       }
     }
-    keep_event(request, state);
+    keep_event(request.spec, state);
     const core::ProbeSite site{request.address, request.function_address, request.function_size};
     auto added = state.registry->add(site, request.spec.event.id);
     if (added) {
@@ -92,6 +96,30 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
     }
   }
   return report;
+}
+
+void add_syscall_events(const protocol::Probes& probes, protocol::ArmReport& report) {
+  if (probes.syscall_events.empty() && !probes.syscall_summary) return;
+  AgentState& state = agent_state();
+  const int unavailable = syscall_dispatch_unavailable();
+  std::vector<const AgentEvent*> events;
+  for (const trace::ProbeSpec& spec : probes.syscall_events) {
+    const uint16_t id = spec.event.id;
+    if (id >= state.memory->event_slots()) {
+      report.results.push_back(
+          {id, protocol::ArmStatus::kPatchFailed, "event id beyond the session's counters"});
+    } else if (unavailable != 0) {
+      report.results.push_back(
+          {id, protocol::ArmStatus::kRejected,
+           std::string("system calls cannot be traced here: this kernel "
+                       "has no Syscall User Dispatch (Linux 5.11 or later): ") +
+               std::strerror(unavailable)});
+    } else {
+      events.push_back(keep_event(spec, state));
+      report.results.push_back({id, protocol::ArmStatus::kArmed, {}});
+    }
+  }
+  if (unavailable == 0) configure_syscall_tracing(events, probes.syscall_summary);
 }
 
 }  // namespace dprobe::agent

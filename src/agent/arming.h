@@ -14,6 +14,11 @@ namespace dprobe::agent {
 // report says why.
 protocol::ArmReport add_probes(const protocol::Probes& probes);
 
+// The system call events (and --summary): kept, and the dispatch made
+// ready for the threads to turn on (syscall_dispatch.h); each reported
+// armed, or refused where the kernel has no Syscall User Dispatch.
+void add_syscall_events(const protocol::Probes& probes, protocol::ArmReport& report);
+
 }  // namespace dprobe::agent
 
 #endif  // DPROBE_AGENT_ARMING_H_

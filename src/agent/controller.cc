@@ -11,6 +11,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/signals.h"
+#include "agent/syscall_dispatch.h"
 #include "agent/thread_trace.h"
 #include "protocol/channel.h"
 
@@ -34,6 +35,7 @@ void publish_session(int32_t tracer_pid) {
 void disarm_everything() {
   AgentState& state = agent_state();
   state.recording.store(false);
+  stop_syscall_tracing();
   if (!state.registry) return;
   std::lock_guard lock(state.registry_writer);
   state.registry->disarm_all();
@@ -77,6 +79,7 @@ bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
   sigdelset(&blocked, SIGTRAP);
   sigdelset(&blocked, SIGSEGV);
   sigdelset(&blocked, SIGBUS);
+  sigdelset(&blocked, SIGSYS);
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, &before, sizeof(uint64_t));
   const int created = ::pthread_create(&thread, nullptr, body, this);
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &before, nullptr, sizeof(uint64_t));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "arch/runtime/safe_memory.h"
+#include "trace/record.h"
 
 namespace dprobe::agent {
 namespace {
@@ -52,6 +53,22 @@ std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
   auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
   if (record == nullptr) count_ring_full(thread, counter, event.desc.id);
   return record;
+}
+
+void record_entry_event(const AgentEvent& event, const HitInfo& hit, const arch::SavedRegs& regs,
+                        ThreadTrace& thread, const trace::TraceMemory& memory) noexcept {
+  trace::EventCounter& counter = memory.counter(event.desc.id);
+  if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
+  count_hit(thread, counter, event.desc.id);
+  auto* record = reserve_record(event, thread, memory);
+  if (record == nullptr) return;
+  const trace::RecordHeader header{event.desc.id, 0,          hit.cpu,
+                                   thread.pid,    thread.tid, hit.timestamp};
+  __builtin_memcpy(record, &header, sizeof(header));
+  trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
+  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory};
+  thread.writer().commit(
+      trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }
 
 trace::MemoryReader safe_memory_reader() noexcept { return {read_memory, read_string, nullptr}; }

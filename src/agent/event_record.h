@@ -18,6 +18,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/thread_trace.h"
+#include "arch/probe_insn.h"
 #include "core/probe.h"
 #include "trace/fetch_exec.h"
 #include "trace/trace_memory.h"
@@ -28,6 +29,19 @@ namespace dprobe::agent {
 // counted: the thread found no ring (every slot taken), or its ring is full.
 std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
                           const trace::TraceMemory& memory) noexcept;
+
+// Where and when an entry event happened.
+struct HitInfo {
+  uint64_t address;  // the probed instruction; for a system call, its site
+  uint64_t timestamp;
+  uint32_t cpu;
+  trace::MemoryReader memory;
+};
+
+// An entry event's record (header, __probe_ip, the arguments fetched from
+// `regs`), unless the event is disabled; the hit or the miss counted.
+void record_entry_event(const AgentEvent& event, const HitInfo& hit, const arch::SavedRegs& regs,
+                        ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
 
 // arch::safe_read and arch::safe_read_string, for FetchEnv::memory.
 trace::MemoryReader safe_memory_reader() noexcept;

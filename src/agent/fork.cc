@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "agent/agent_state.h"
 #include "agent/controller.h"
+#include "agent/syscall_dispatch.h"
 #include "agent/thread_trace.h"
 
 namespace dprobe::agent {
@@ -19,6 +20,7 @@ void in_parent() { agent_state().registry_writer.unlock(); }
 void in_child() {
   AgentState& state = agent_state();
   state.recording.store(false);
+  dispatch_after_fork(false);      // a followed child turns it on again when its session starts
   state.registry_writer.unlock();  // taken by this very thread before the fork
   Controller::forget_after_fork();
   thread_forked();

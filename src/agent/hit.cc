@@ -24,29 +24,6 @@ class SafeMemory final : public arch::MemoryAccess {
   }
 };
 
-struct HitInfo {
-  uint64_t address;
-  uint64_t timestamp;
-  uint32_t cpu;
-  trace::MemoryReader memory;
-};
-
-void record_event(const AgentEvent& event, const HitInfo& hit, const arch::SavedRegs& regs,
-                  ThreadTrace& thread, const trace::TraceMemory& memory) noexcept {
-  trace::EventCounter& counter = memory.counter(event.desc.id);
-  if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
-  count_hit(thread, counter, event.desc.id);
-  auto* record = reserve_record(event, thread, memory);
-  if (record == nullptr) return;
-  const trace::RecordHeader header{event.desc.id, 0,          hit.cpu,
-                                   thread.pid,    thread.tid, hit.timestamp};
-  __builtin_memcpy(record, &header, sizeof(header));
-  trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory};
-  thread.writer().commit(
-      trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
-}
-
 // Entry events record now; return events take an instance (a hijacked
 // return address) and record when the function returns.
 void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
@@ -61,7 +38,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const S
     if (event->desc.is_return) {
       has_return_events = true;
     } else {
-      record_event(*event, hit, regs, thread, memory);
+      record_entry_event(*event, hit, regs, thread, memory);
     }
   }
   if (has_return_events) hijack_return(probe, regs, stack, hit.timestamp, thread, state);

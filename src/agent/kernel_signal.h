@@ -28,8 +28,12 @@ struct KernelSigaction {
 // The kernel's restorer flag (not exported by every libc's headers).
 constexpr unsigned long kSaRestorer = 0x04000000;
 
-// The signals the agent holds: its breakpoints' and its fault-safe reads'.
-constexpr SignalMask kHeld = signal_bit(SIGTRAP) | signal_bit(SIGSEGV) | signal_bit(SIGBUS);
+// The signals the agent holds: its breakpoints' and its fault-safe reads',
+// and SIGSYS, which brings it the system calls it traces (Syscall User
+// Dispatch): any of them blocked when it comes would kill the process.
+constexpr SignalMask kHeld =
+    signal_bit(SIGTRAP) | signal_bit(SIGSEGV) | signal_bit(SIGBUS) | signal_bit(SIGSYS);
+constexpr int kHeldCount = 4;
 
 inline long kernel_sigaction(int sig, const KernelSigaction* action, KernelSigaction* old) {
   return arch::raw_syscall(SYS_rt_sigaction, sig, arch::raw_arg(action), arch::raw_arg(old),

@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "agent/syscall_dispatch.h"
+
 namespace dprobe::agent {
 namespace {
 
@@ -14,7 +16,7 @@ struct Slot {
   std::atomic<void*> handler{nullptr};
 };
 
-Slot g_slots[3];
+Slot g_slots[kHeldCount];
 void (*g_agent_handler)(int, siginfo_t*, void*) = nullptr;
 void* g_restorer = nullptr;
 
@@ -23,10 +25,12 @@ constexpr uint64_t kMirroredFlags = SA_ONSTACK | SA_RESTART;
 // The agent's action for a program action. SA_NODEFER: a breakpoint hit in
 // a handler (a probed function it calls) must trap again, not kill the
 // process as a blocked trap would. The held signals never enter the mask.
-KernelSigaction agent_action(const ProgramAction& program) {
+// SIGSYS returns through the agent's own restorer: its rt_sigreturn must
+// not be a system call the dispatch sends back as SIGSYS (syscall_dispatch.h).
+KernelSigaction agent_action(int sig, const ProgramAction& program) {
   KernelSigaction action{};
   action.handler = reinterpret_cast<void*>(g_agent_handler);
-  action.restorer = g_restorer;
+  action.restorer = sig == SIGSYS ? dispatch_restorer() : g_restorer;
   action.flags = SA_SIGINFO | SA_NODEFER | kSaRestorer;
   if (program.disposition == Disposition::kHandler) {
     action.flags |= program.flags & kMirroredFlags;
@@ -87,7 +91,7 @@ void store(Slot& slot, const RecordedAction& recorded) {
 }
 
 bool install_mirror(int sig, const ProgramAction& program) {
-  const KernelSigaction action = agent_action(program);
+  const KernelSigaction action = agent_action(sig, program);
   return !arch::raw_failed(kernel_sigaction(sig, &action, nullptr));
 }
 
@@ -101,6 +105,8 @@ int held_index(int sig) {
       return 1;
     case SIGBUS:
       return 2;
+    case SIGSYS:
+      return 3;
     default:
       return -1;
   }

@@ -29,7 +29,7 @@ struct RecordedAction {
   void* handler = nullptr;  // the function when action.disposition is kHandler
 };
 
-// Index 0..2 for SIGTRAP, SIGSEGV, SIGBUS; -1 for the others.
+// Index 0..3 for SIGTRAP, SIGSEGV, SIGBUS, SIGSYS; -1 for the others.
 int held_index(int sig);
 
 // The agent's handler and the restorer every delivery returns through.

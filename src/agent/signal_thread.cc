@@ -64,7 +64,7 @@ struct ThreadSignals {
   SignalMask pending;
   uint32_t arrivals;
   uint32_t depth;
-  siginfo_t info[3];
+  siginfo_t info[kHeldCount];
   HandlerFrame frames[kMostFrames];
 };
 

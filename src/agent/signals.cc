@@ -13,6 +13,7 @@
 #include "agent/signal_action.h"
 #include "agent/signal_table.h"
 #include "agent/signal_thread.h"
+#include "agent/syscall_dispatch.h"
 #include "agent/thread_census.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/safe_memory.h"
@@ -20,7 +21,7 @@
 namespace dprobe::agent {
 namespace {
 
-constexpr int kHeldSignals[] = {SIGTRAP, SIGSEGV, SIGBUS};
+constexpr int kHeldSignals[kHeldCount] = {SIGTRAP, SIGSEGV, SIGBUS, SIGSYS};
 
 std::atomic<bool> g_holding{false};
 
@@ -116,6 +117,13 @@ void point_back_to_original(ucontext_t& context) {
 
 void on_signal(int sig, siginfo_t* info, void* raw_context) {
   auto& context = *static_cast<ucontext_t*>(raw_context);
+  // First, before anything reads this thread's TLS: a vfork child shares
+  // its parent's.
+  if (sig == SIGTRAP && is_breakpoint_trap(info) && clone_gadget_returned(context)) return;
+  if (sig == SIGSYS) {
+    if (!dispatch_syscall(*info, context)) pass_on(sig, info, context);  // a seccomp filter's
+    return;
+  }
   if (answer_question(sig, info, context)) return;
   if (sig == SIGTRAP) {
     if (is_breakpoint_trap(info) &&
@@ -151,14 +159,14 @@ bool install_signal_handlers() {
     return true;
   }
   if (!resolve_libc_functions()) return false;
-  KernelSigaction earlier[3]{};
-  for (int i = 0; i < 3; ++i) kernel_sigaction(kHeldSignals[i], nullptr, &earlier[i]);
+  KernelSigaction earlier[kHeldCount]{};
+  for (int i = 0; i < kHeldCount; ++i) kernel_sigaction(kHeldSignals[i], nullptr, &earlier[i]);
   void* restorer = learn_restorer();
 #if defined(__x86_64__)
   if (restorer == nullptr) return false;  // the kernel needs one on x86_64
 #endif
   set_agent_handler(on_signal, restorer);
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kHeldCount; ++i) {
     const RecordedAction program = from_kernel(earlier[i]);
     if (!write_action(kHeldSignals[i], &program, nullptr)) return false;
   }

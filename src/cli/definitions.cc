@@ -10,6 +10,7 @@
 #include "cli/target_resolver.h"
 #include "cli/terminal_text.h"
 #include "lang/definition.h"
+#include "lang/syscall_events.h"
 #include "symbols/lookup_error.h"
 
 namespace dprobe::cli {
@@ -63,11 +64,26 @@ void report(lang::ProbeError error, const lang::SourceLine& line, std::ostream& 
   errors << render_error_safely(error);
 }
 
+// syscalls:GLOB or raw_syscalls:GLOB: every event it names.
+Result<void, lang::ProbeError> add_tracepoints(const lang::SourceLine& line,
+                                               lang::DefinitionSet& set) {
+  auto defs = lang::parse_tracepoint_selector(line.text);
+  if (!defs) return unexpected(defs.error());
+  for (lang::Definition& def : *defs) {
+    if (auto applied = set.apply(std::move(def), line.origin); !applied) return applied;
+  }
+  return {};
+}
+
 // One line: parsed, resolved (a wildcard into its functions), added.
 Result<void, lang::ProbeError> add_line(const lang::SourceLine& line, TargetResolver& resolver,
                                         lang::DefinitionSet& set) {
+  if (lang::is_tracepoint_selector(line.text)) return add_tracepoints(line, set);
   auto def = lang::parse_definition(line.text);
   if (!def) return unexpected(def.error());
+  if (def->spec.point.target.kind == core::TargetKind::kSyscall) {
+    return set.apply(std::move(*def), line.origin);  // an event probe: nothing to resolve
+  }
   auto resolved = resolver.resolve(std::move(*def));
   if (!resolved) return unexpected(resolved.error());
   for (lang::Definition& each : *resolved) {

@@ -104,6 +104,7 @@ class Planner {
         return Placed{place(*object, *vaddr), *object};
       }
       case core::TargetKind::kAddress:
+      case core::TargetKind::kSyscall:
         break;
     }
     return unexpected(error_at(ErrorCode::BAD_PROBE_ADDR, site, site.target_column));
@@ -181,6 +182,7 @@ Result<Plan, std::vector<lang::ProbeError>> plan_probes(
   std::vector<lang::ProbeError> errors;
   for (size_t i = 0; i < set.specs().size(); ++i) {
     const trace::ProbeSpec& spec = set.specs()[i];
+    if (trace::is_syscall_source(spec.event.source)) continue;  // no address to plan
     if (only != nullptr && !targets_one_of(spec.point.target, resolver, *only)) continue;
     auto request = planner.plan(spec, set.sites()[i]);
     if (!request) {

@@ -140,7 +140,12 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
                           event_slots,
                           options.optimize,
                           TraceClock::get().has_cycles(),
-                          std::move(requests)};
+                          std::move(requests),
+                          {},
+                          options.syscall_summary};
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    if (trace::is_syscall_source(spec.event.source)) probes.syscall_events.push_back(spec);
+  }
   list_probes_ = options.list_probes;
   if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
       !sent) {

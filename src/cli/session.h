@@ -48,6 +48,8 @@ struct SessionOptions {
   bool optimize = true;
   // --probes: list each placed probe and how it is armed, on stderr.
   bool list_probes = false;
+  // --summary: the agent counts every system call (calls, errors, time).
+  bool syscall_summary = false;
 };
 
 class Session {

@@ -17,6 +17,7 @@ enum class TargetKind : uint8_t {
   kAddress,        // 0xADDR: an address in the running process
   kObjectAddress,  // OBJ:0xADDR: a link-time address inside OBJ
   kFileOffset,     // PATH:0xOFFSET: a file offset, as uprobe_events
+  kSyscall,        // a system call event (symbol: its name): no code address
 };
 
 struct ProbeTarget {

@@ -5,6 +5,8 @@
 //
 //   p[:[GRP/][EVENT]] TARGET [FETCHARGS]
 //   r[MAXACTIVE][:[GRP/][EVENT]] TARGET [FETCHARGS]     (or TARGET%return)
+//   e[:[GRP/][EVENT]] SYSTEM/EVENT [FETCHARGS]           (an event probe on a
+//                                                       syscall event; $FIELD)
 //   -:[GRP/][EVENT]
 //
 //   auto def = parse_definition("p:dprobes/open libc.so.6:open path=+0(%di):string");
@@ -25,6 +27,7 @@
 namespace dprobe::lang {
 
 inline constexpr std::string_view kDefaultGroup = "dprobes";
+inline constexpr std::string_view kEventProbeGroup = "eprobes";
 
 struct ParseOptions {
   arch::Isa isa = arch::host_isa();

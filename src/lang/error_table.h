@@ -71,8 +71,11 @@ namespace dprobe::lang {
   X(NEED_STRING_TYPE,  "$comm and immediate-string only accepts string type")           \
   X(BAD_INSN_BNDRY,    "Probe point is not an instruction boundary")                    \
   X(FAIL_REG_PROBE,    "Failed to register probe event")                                \
+  X(NO_EVENT_INFO,     "This requires both group and event name to attach")             \
+  X(BAD_ATTACH_EVENT,  "Attached event does not exist")                                 \
+  X(BAD_ATTACH_ARG,    "Attached event does not have this field")                       \
   /* dprobe's own: */                                                                   \
-  X(BAD_PROBE_TYPE,    "Unknown probe type, expected p, r or -")                        \
+  X(BAD_PROBE_TYPE,    "Unknown probe type, expected p, r, e or -")                     \
   X(REMOVE_WITH_ARGS,  "Removing an event takes no probe point or arguments")           \
   X(EVENT_TOO_BIG,     "Event record is too big")                                       \
   X(WILDCARD_EVENT,    "Event name can not be given for a wildcard probe")              \
@@ -86,7 +89,9 @@ namespace dprobe::lang {
   X(OBJ_NOT_LOADED,    "The object is not loaded in the process")                       \
   X(BAD_INSN,          "Probe point is an instruction that can not be probed")          \
   X(BLACKLISTED,       "Probe point is on the blacklist")                               \
-  X(NO_OOL_SLOT,       "No out-of-line slot within reach of the probe point")
+  X(NO_OOL_SLOT,       "No out-of-line slot within reach of the probe point")           \
+  X(NO_TRACEPOINT,     "No such system call event")                                     \
+  X(NO_SYSCALL_TABLE,  "No system call table for this architecture")
 // clang-format on
 
 enum class ErrorCode : uint8_t {

@@ -18,12 +18,24 @@
 
 namespace dprobe::lang {
 
+// A field of the event an event probe (e:) is attached to, which its
+// arguments name as $FIELD: a system call's argument, or its return value,
+// is a register at the moment of the call.
+struct EventField {
+  std::string_view name;
+  uint16_t reg;  // the saved-frame slot (arch::register_index)
+};
+
 struct ArgContext {
   arch::Isa isa;
   bool is_return;
   // $argN needs the calling convention's view of the registers, which holds
   // at a function's first instruction (and, saved there, for its return).
   bool at_function_entry;
+  // Event probes: the attached event's fields. Empty otherwise, where a
+  // $NAME that is not a variable of the language is BAD_VAR.
+  std::span<const EventField> fields = {};
+  bool event_probe = false;
 };
 
 // `previous` are the arguments before this one, whose names it may not

@@ -52,19 +52,30 @@ class ExprParser {
   }
 
   Parsed<void> parse_variable(std::string_view name, size_t column) {
-    if (name == "retval") {
+    if (name == "retval" && !context_.event_probe) {
       if (!context_.is_return) return fault(ErrorCode::RETVAL_ON_PROBE, column);
       return emit(op(FetchOp::kRetval), column);
     }
     if (name == "comm") return emit(op(FetchOp::kComm), column);
+    if (context_.event_probe) return parse_event_field(name, column);
     if (name == "stack") return emit(op(FetchOp::kStackPtr), column);
     if (name.starts_with("stack") && starts_with_digit(name.substr(5))) {
       return parse_stack_slot(name.substr(5), column);
     }
+    if (context_.event_probe) return parse_event_field(name, column);
     if (name.starts_with("arg") && starts_with_digit(name.substr(3))) {
       return parse_argument(name.substr(3), column);
     }
     return fault(ErrorCode::BAD_VAR, column);
+  }
+
+  // An event probe's $FIELD (the kernel's eprobe: any field of the
+  // attached event; $argN, $stack and $retval are not there).
+  Parsed<void> parse_event_field(std::string_view name, size_t column) {
+    for (const EventField& field : context_.fields) {
+      if (field.name == name) return emit(op(FetchOp::kReg, field.reg), column);
+    }
+    return fault(ErrorCode::BAD_ATTACH_ARG, column);
   }
 
   Parsed<void> parse_stack_slot(std::string_view digits, size_t column) {

@@ -33,13 +33,19 @@ std::string format_target(const core::ProbeTarget& target) {
       return object_prefix(target) + hex16(target.address);
     case core::TargetKind::kFileOffset:
       return object_prefix(target) + hex16(static_cast<uint64_t>(target.offset));
+    case core::TargetKind::kSyscall:
+      return target.symbol;
   }
   return {};
 }
 
 std::string format_definition(const trace::ProbeSpec& spec) {
   const core::ProbePoint& point = spec.point;
-  std::string out(1, point.is_return ? 'r' : 'p');
+  const trace::EventDesc& event = spec.event;
+  if (trace::is_syscall_source(event.source) && !event.event_probe) {
+    return event.group + ":" + event.name;  // the kernel's event, as named
+  }
+  std::string out(1, event.event_probe ? 'e' : point.is_return ? 'r' : 'p');
   if (point.is_return && point.maxactive != 0) out += std::to_string(point.maxactive);
   out += ":" + spec.event.group + "/" + spec.event.name + " " + format_target(point.target);
   for (const trace::EventArg& arg : spec.event.args) {

@@ -47,6 +47,8 @@ std::string default_event_name(const core::ProbePoint& point) {
     case core::TargetKind::kFileOffset:
       return sanitize_event_name(prefix + object_stem(target.object) + "_" +
                                  hex(static_cast<uint64_t>(target.offset)));
+    case core::TargetKind::kSyscall:
+      return sanitize_event_name(target.symbol);
   }
   return prefix;
 }

@@ -10,6 +10,7 @@
 #include "lang/fetch_arg.h"
 #include "lang/limits.h"
 #include "lang/naming.h"
+#include "lang/syscall_events.h"
 #include "lang/target.h"
 
 namespace dprobe::lang {
@@ -63,6 +64,7 @@ Parsed<EventName> parse_event_name(std::string_view text, size_t column, bool al
 
 struct Header {
   bool is_return = false;
+  bool is_event_probe = false;
   uint32_t maxactive = 0;
   EventName name;
 };
@@ -76,16 +78,19 @@ Parsed<uint32_t> parse_maxactive(std::string_view digits, bool is_return) {
   return static_cast<uint32_t>(*value);
 }
 
-// p[:[GRP/][EVENT]] or r[MAXACTIVE][:[GRP/][EVENT]]
+// p[:[GRP/][EVENT]], r[MAXACTIVE][:[GRP/][EVENT]] or e[:[GRP/][EVENT]]
 Parsed<Header> parse_header(std::string_view word) {
   Header header;
-  if (word[0] != 'p' && word[0] != 'r') return fault(ErrorCode::BAD_PROBE_TYPE, 0);
+  if (word[0] != 'p' && word[0] != 'r' && word[0] != 'e') {
+    return fault(ErrorCode::BAD_PROBE_TYPE, 0);
+  }
   header.is_return = word[0] == 'r';
+  header.is_event_probe = word[0] == 'e';
   const size_t colon = word.find(':');
   const std::string_view between =
       word.substr(1, colon == std::string_view::npos ? colon : colon - 1);
   if (!between.empty()) {
-    if (!std::isdigit(static_cast<unsigned char>(between[0]))) {
+    if (header.is_event_probe || !std::isdigit(static_cast<unsigned char>(between[0]))) {
       return fault(ErrorCode::BAD_PROBE_TYPE, 1);
     }
     auto maxactive = parse_maxactive(between, header.is_return);
@@ -131,7 +136,13 @@ class DefinitionParser {
       // The kernel puts the caret one past the end: the missing word.
       return to_error({ErrorCode::BAD_PROBE_ADDR, words_.command.size() + 1}, words_);
     }
-    if (auto target = parse_point(*header); !target) return to_error(target.error(), words_);
+    if (header->is_event_probe) {
+      if (auto attached = parse_attached(*header); !attached) {
+        return to_error(attached.error(), words_);
+      }
+    } else if (auto target = parse_point(*header); !target) {
+      return to_error(target.error(), words_);
+    }
     if (auto args = parse_args(); !args) return to_error(args.error(), words_);
     def_.command = words_.command;
     return std::move(def_);
@@ -156,6 +167,35 @@ class DefinitionParser {
     return name_event(header);
   }
 
+  // e:[GRP/][EVENT] SYSTEM/EVENT (or SYSTEM.EVENT): an event probe on a
+  // system call event, named after it unless named; group "eprobes".
+  Parsed<void> parse_attached(const Header& header) {
+    const size_t column = words_.column[1];
+    const std::string_view word = words_.text[1];
+    size_t separator = word.find('/');
+    if (separator == std::string_view::npos) separator = word.find('.');
+    if (separator == std::string_view::npos || separator == 0 || separator + 1 == word.size()) {
+      return fault(ErrorCode::NO_EVENT_INFO, column);
+    }
+    attached_ =
+        find_attached_event(word.substr(0, separator), word.substr(separator + 1), options_.isa);
+    if (!attached_) return fault(ErrorCode::BAD_ATTACH_EVENT, column);
+    def_.spec.point.target.kind = core::TargetKind::kSyscall;
+    def_.spec.point.target.symbol = std::string(word);
+    def_.target_column = column;
+    def_.symbol_column = column;
+    trace::EventDesc& event = def_.spec.event;
+    event.source = attached_->source;
+    event.syscall_nr = attached_->nr;
+    event.syscall_name = attached_->syscall_name;
+    event.event_probe = true;
+    event.group = header.name.group.empty() ? std::string(kEventProbeGroup) : header.name.group;
+    def_.event_named = !header.name.event.empty();
+    def_.event_column = header.name.event_column;
+    event.name = def_.event_named ? header.name.event : std::string(word.substr(separator + 1));
+    return {};
+  }
+
   Parsed<void> name_event(const Header& header) {
     trace::EventDesc& event = def_.spec.event;
     event.is_return = def_.spec.point.is_return;
@@ -174,8 +214,11 @@ class DefinitionParser {
     if (count > kMaxArgs) return fault(ErrorCode::TOO_MANY_ARGS, words_.column[2]);
     const core::ProbePoint& point = def_.spec.point;
     const bool unknown_offset = point.target.kind != core::TargetKind::kSymbol;
+    std::vector<EventField> fields;
+    if (attached_) fields = attached_->fields();
     const ArgContext context{options_.isa, point.is_return,
-                             unknown_offset || point.target.offset == 0};
+                             unknown_offset || point.target.offset == 0, fields,
+                             attached_.has_value()};
     trace::EventDesc& event = def_.spec.event;
     uint32_t size = trace::first_arg_offset(point.is_return);
     for (size_t i = 0; i < count; ++i) {
@@ -194,6 +237,7 @@ class DefinitionParser {
   Words words_;
   const ParseOptions& options_;
   Definition def_;
+  std::optional<AttachedEvent> attached_;
 };
 
 }  // namespace

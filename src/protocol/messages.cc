@@ -10,6 +10,7 @@ namespace {
 constexpr size_t kMinObjectBytes = 4 + 8 * 3 + 1;
 constexpr size_t kMinProbeBytes = 8 * 3 + 4;
 constexpr size_t kMinArgBytes = 4 * 6;
+constexpr size_t kMinSpecBytes = 1 + 4 + 2 + 4 + 4 + 4;
 constexpr size_t kMinResultBytes = 2 + 1 + 4;  // id, status, message length
 constexpr size_t kMinStateBytes = 8 + 1 + 4;   // address, optimized, reason length
 
@@ -52,6 +53,10 @@ void put_spec(WireWriter& w, const trace::ProbeSpec& spec) {
   w.u32(ev.fixed_size);
   w.u32(static_cast<uint32_t>(ev.args.size()));
   for (const trace::EventArg& arg : ev.args) put_arg(w, arg);
+  w.u8(static_cast<uint8_t>(ev.source));
+  w.u32(static_cast<uint32_t>(ev.syscall_nr));
+  w.str(ev.syscall_name);
+  w.boolean(ev.event_probe);
 }
 
 trace::ProbeSpec get_spec(WireReader& r) {
@@ -66,6 +71,13 @@ trace::ProbeSpec get_spec(WireReader& r) {
   ev.fixed_size = r.u32();
   const uint32_t args = r.count(kMinArgBytes);
   for (uint32_t i = 0; i < args && r.ok(); ++i) ev.args.push_back(get_arg(r));
+  const uint8_t source = r.u8();
+  ev.source = source <= static_cast<uint8_t>(trace::EventSource::kRawSyscallExit)
+                  ? static_cast<trace::EventSource>(source)
+                  : trace::EventSource::kProbe;
+  ev.syscall_nr = static_cast<int32_t>(r.u32());
+  ev.syscall_name = r.str();
+  ev.event_probe = r.boolean();
   return spec;
 }
 
@@ -150,6 +162,9 @@ std::vector<std::byte> encode(const Probes& probes) {
     w.u64(probe.function_size);
     put_spec(w, probe.spec);
   }
+  w.u32(static_cast<uint32_t>(probes.syscall_events.size()));
+  for (const trace::ProbeSpec& spec : probes.syscall_events) put_spec(w, spec);
+  w.boolean(probes.syscall_summary);
   return w.take();
 }
 
@@ -171,6 +186,11 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
     probe.spec = get_spec(r);
     probes.probes.push_back(std::move(probe));
   }
+  const uint32_t syscall_events = r.count(kMinSpecBytes);
+  for (uint32_t i = 0; i < syscall_events && r.ok(); ++i) {
+    probes.syscall_events.push_back(get_spec(r));
+  }
+  probes.syscall_summary = r.boolean();
   return finish(r, std::move(probes), "probes");
 }
 

@@ -78,6 +78,10 @@ struct Probes {
   bool optimize = true;          // jump-optimize where safe (--no-optimize: breakpoints only)
   bool cycle_clock = false;      // stamp records with the CPU's counter (trace/trace_clock.h)
   std::vector<ProbeRequest> probes;
+  // The system call events (trace::is_syscall_source), which need no
+  // address: the agent sees every call the program makes.
+  std::vector<trace::ProbeSpec> syscall_events;
+  bool syscall_summary = false;  // --summary: count every call, by number
 };
 
 enum class ArmStatus : uint8_t {

@@ -48,6 +48,22 @@ inline constexpr const char* kReservedFieldNames[] = {
     "common_tid",  "common_ts",      "common_flags", "common_preempt_count",
     "__probe_ip",  "__probe_ret_ip", "__probe_func"};
 
+// What makes an event happen: a probe on an instruction, or a system call
+// (the kernel's syscalls:sys_enter_NAME / sys_exit_NAME and
+// raw_syscalls:sys_enter / sys_exit events, and event probes on them).
+enum class EventSource : uint8_t {
+  kProbe,
+  kSyscallEnter,
+  kSyscallExit,
+  kRawSyscallEnter,
+  kRawSyscallExit,
+};
+
+inline bool is_syscall_source(EventSource source) { return source != EventSource::kProbe; }
+inline bool is_syscall_exit(EventSource source) {
+  return source == EventSource::kSyscallExit || source == EventSource::kRawSyscallExit;
+}
+
 struct EventDesc {
   uint16_t id = 0;
   std::string group;
@@ -59,6 +75,15 @@ struct EventDesc {
   // field of dprobe's own, which the kernel's format does not show, for
   // timelines: the call's duration); 0 where a record has none.
   uint32_t entry_time_offset = 0;
+
+  // Syscall events: which call (kSyscallEnter/Exit), its name for the
+  // line ("openat" prints as sys_openat), and whether this is an event
+  // probe (e:) on it, printed as a probe event that names the event it is
+  // attached to: "open: (syscalls.sys_enter_openat) path=...".
+  EventSource source = EventSource::kProbe;
+  int32_t syscall_nr = -1;
+  std::string syscall_name;
+  bool event_probe = false;
 
   // Offsets of the ip fields: entry events have __probe_ip; return events
   // have __probe_func and __probe_ret_ip.

@@ -169,6 +169,13 @@ class TextLine {
   // "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: ", the kernel's line head with
   // the flags column fixed.
   void header(std::string_view comm, std::string_view event, uint64_t ns) {
+    head(comm, ns);
+    out_.append(event);
+    out_.append(": ", 2);
+  }
+
+  // The line head up to the timestamp's ": ".
+  void head(std::string_view comm, uint64_t ns) {
     const RecordHeader& h = record_.header();
     const Timestamp ts = split_timestamp(ns);
     append_padded(out_, comm, 16, ' ');
@@ -181,8 +188,75 @@ class TextLine {
     out_.push_back('.');
     append_padded(out_, digits(fmt::format_int(ts.micros)), 6, '0');
     out_.append(": ", 2);
-    out_.append(event);
-    out_.append(": ", 2);
+  }
+
+  // The kernel's syscall lines (print_syscall_enter / print_syscall_exit):
+  //   sys_openat(dfd: 0xffffff9c, filename: 0x7f4b16dcf0b1, flags: 0x80000, mode: 0)
+  //   sys_openat -> 0x3
+  void syscall_enter(const EventDesc& ev) {
+    out_.append("sys_", 4);
+    out_.append(ev.syscall_name);
+    out_.push_back('(');
+    for (size_t i = 0; i < ev.args.size(); ++i) {
+      if (i != 0) out_.append(", ", 2);
+      out_.append(ev.args[i].name);
+      out_.append(": ", 2);
+      const std::optional<uint64_t> value = record_.load(ev.args[i].offset, 8);
+      if (!value) {
+        append(kBad);
+      } else if (*value == 0) {
+        out_.push_back('0');  // %#lx
+      } else {
+        append_hex(out_, *value);
+      }
+    }
+    out_.push_back(')');
+  }
+  void syscall_exit(const EventDesc& ev) {
+    out_.append("sys_", 4);
+    out_.append(ev.syscall_name);
+    out_.append(" -> ", 4);
+    const std::optional<uint64_t> ret =
+        ev.args.empty() ? std::nullopt : record_.load(ev.args[0].offset, 8);
+    if (!ret) return append(kBad);
+    append_hex(out_, *ret);
+  }
+
+  // raw_syscalls: "sys_enter: NR 33 (b, 1, 55bf25e8d9bc, 0, 7, b)" and
+  // "sys_exit: NR 33 = 1"; the fields are id, then args[6] or ret.
+  void raw_syscall(const EventDesc& ev) {
+    const bool exit = ev.source == EventSource::kRawSyscallExit;
+    out_.append(exit ? "sys_exit: NR " : "sys_enter: NR ");
+    std::optional<uint64_t> id =
+        ev.args.empty() ? std::nullopt : record_.load(ev.args[0].offset, 8);
+    if (!id) return append(kBad);
+    append_signed(out_, static_cast<int64_t>(*id));
+    if (exit) {
+      out_.append(" = ", 3);
+      const std::optional<uint64_t> ret =
+          ev.args.size() < 2 ? std::nullopt : record_.load(ev.args[1].offset, 8);
+      if (!ret) return append(kBad);
+      return append_signed(out_, static_cast<int64_t>(*ret));
+    }
+    out_.append(" (", 2);
+    for (size_t i = 1; i < ev.args.size(); ++i) {
+      if (i != 1) out_.append(", ", 2);
+      const std::optional<uint64_t> value = record_.load(ev.args[i].offset, 8);
+      if (!value) {
+        append(kBad);
+      } else {
+        append_bare_hex(*value);
+      }
+    }
+    out_.push_back(')');
+  }
+
+  // An event probe names the event it is attached to: "(syscalls.sys_enter_openat)".
+  void attached_event(const EventDesc& ev) {
+    const bool exit = is_syscall_exit(ev.source);
+    out_.append(exit ? "(syscalls.sys_exit_" : "(syscalls.sys_enter_");
+    out_.append(ev.syscall_name);
+    out_.push_back(')');
   }
 
   // "(sym+0xoff/0xsize)", or for a return "(caller+0xoff/0xsize <- func)".
@@ -274,6 +348,13 @@ class TextLine {
   }
 
   void append(std::string_view text) { out_.append(text); }
+
+  // %lx: the digits of append_hex without its "0x".
+  void append_bare_hex(uint64_t value) {
+    const size_t at = out_.size();
+    append_hex(out_, value);
+    out_.erase(at, 2);
+  }
 
   const RecordView& record_;
   const Symbolizer* symbolizer_;
@@ -427,9 +508,29 @@ void TraceFormatter::format_text(const EventDesc& ev, std::span<const std::byte>
                                  std::optional<uint64_t> ns) const {
   const RecordView view(record);
   TextLine line(view, symbolizer_, out);
-  line.header(comm, ev.name, ns.value_or(timestamp_ns(view.header())));
-  line.ip_fields(ev);
-  for (const EventArg& arg : ev.args) line.arg(arg);
+  const uint64_t time = ns.value_or(timestamp_ns(view.header()));
+  if (ev.source == EventSource::kProbe || ev.event_probe) {
+    line.header(comm, ev.name, time);
+    if (ev.event_probe) {
+      line.attached_event(ev);
+    } else {
+      line.ip_fields(ev);
+    }
+    for (const EventArg& arg : ev.args) line.arg(arg);
+  } else {
+    line.head(comm, time);
+    switch (ev.source) {
+      case EventSource::kSyscallEnter:
+        line.syscall_enter(ev);
+        break;
+      case EventSource::kSyscallExit:
+        line.syscall_exit(ev);
+        break;
+      default:
+        line.raw_syscall(ev);
+        break;
+    }
+  }
   out.push_back('\n');
 }
 

@@ -96,6 +96,17 @@ std::string read_event(Cursor& in, TraceFileContents& file) {
   }
   // Since version 2; version 1 return records have no entry time.
   if (!in.done()) event.entry_time_offset = in.get<uint32_t>();
+  // Since version 3: what makes the event happen (a probe, a system call).
+  if (!in.done()) {
+    const auto source = in.get<uint8_t>();
+    if (source > static_cast<uint8_t>(EventSource::kRawSyscallExit)) {
+      return "event format: bad source";
+    }
+    event.source = static_cast<EventSource>(source);
+    event.syscall_nr = in.get<int32_t>();
+    event.syscall_name = in.get_string();
+    event.event_probe = in.get<uint8_t>() != 0;
+  }
   if (!in.done()) return "event format: bad length";
   file.events[{stream, event.id}] = std::move(event);
   return {};
@@ -187,6 +198,10 @@ void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& even
     put<uint32_t>(out, arg.offset);
   }
   put<uint32_t>(out, event.entry_time_offset);
+  put<uint8_t>(out, static_cast<uint8_t>(event.source));
+  put<int32_t>(out, event.syscall_nr);
+  put_string(out, event.syscall_name);
+  put<uint8_t>(out, event.event_probe ? 1 : 0);
   end_chunk(out, payload);
 }
 

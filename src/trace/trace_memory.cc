@@ -23,8 +23,10 @@ TraceMemoryLayout TraceMemoryLayout::compute(uint32_t slot_count, uint32_t event
   layout.event_slots = event_slots;
   layout.ring_bytes = ring_bytes_for(ring_data_bytes);
   layout.counters_offset = page_align(sizeof(TraceMemoryHeader));
-  layout.slots_offset =
+  layout.syscalls_offset =
       page_align(layout.counters_offset + uint64_t{event_slots} * sizeof(EventCounter));
+  layout.slots_offset =
+      page_align(layout.syscalls_offset + uint64_t{kSyscallStatsCount} * sizeof(SyscallStats));
   layout.rings_offset = page_align(layout.slots_offset + uint64_t{slot_count} * sizeof(SlotState));
   layout.total_bytes = layout.rings_offset + uint64_t{slot_count} * layout.ring_bytes;
   return layout;
@@ -34,6 +36,7 @@ TraceMemory::TraceMemory(void* memory, const TraceMemoryLayout& layout)
     : base_(static_cast<std::byte*>(memory)),
       header_(static_cast<TraceMemoryHeader*>(memory)),
       counters_(reinterpret_cast<EventCounter*>(base_ + layout.counters_offset)),
+      syscalls_(reinterpret_cast<SyscallStats*>(base_ + layout.syscalls_offset)),
       slots_(reinterpret_cast<SlotState*>(base_ + layout.slots_offset)),
       rings_(base_ + layout.rings_offset),
       slot_count_(layout.slot_count),
@@ -52,6 +55,7 @@ Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
   header->event_slots = layout.event_slots;
   header->ring_bytes = layout.ring_bytes;
   header->counters_offset = layout.counters_offset;
+  header->syscalls_offset = layout.syscalls_offset;
   header->slots_offset = layout.slots_offset;
   header->rings_offset = layout.rings_offset;
   header->total_bytes = layout.total_bytes;
@@ -78,6 +82,7 @@ Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
   const TraceMemoryLayout expected = TraceMemoryLayout::compute(
       header->slot_count, header->event_slots, header->ring_bytes - kRingControlBytes);
   const bool consistent = expected.counters_offset == header->counters_offset &&
+                          expected.syscalls_offset == header->syscalls_offset &&
                           expected.slots_offset == header->slots_offset &&
                           expected.rings_offset == header->rings_offset &&
                           expected.total_bytes == header->total_bytes &&

@@ -27,7 +27,7 @@
 namespace dprobe::trace {
 
 inline constexpr uint32_t kTraceMemoryMagic = 0x454d5244;  // "DRME"
-inline constexpr uint32_t kTraceMemoryVersion = 2;
+inline constexpr uint32_t kTraceMemoryVersion = 3;
 
 struct TraceMemoryHeader {
   uint32_t magic;
@@ -38,6 +38,7 @@ struct TraceMemoryHeader {
   uint32_t reserved;
   uint64_t ring_bytes;  // one ring block, control page included
   uint64_t counters_offset;
+  uint64_t syscalls_offset;
   uint64_t slots_offset;
   uint64_t rings_offset;
   uint64_t total_bytes;
@@ -54,6 +55,15 @@ struct EventCounter {
   std::atomic<uint32_t> disabled;
 };
 
+// Per system call number, for --summary (the strace -c table): counted by
+// every thread of the process, read by the CLI at the end.
+struct SyscallStats {
+  std::atomic<uint64_t> calls;
+  std::atomic<uint64_t> errors;
+  std::atomic<uint64_t> total_ns;
+};
+inline constexpr uint32_t kSyscallStatsCount = 1024;  // above every number of both ISAs
+
 enum SlotStateValue : uint32_t { kSlotFree = 0, kSlotClaiming, kSlotActive, kSlotRetired };
 
 struct SlotState {
@@ -66,6 +76,7 @@ struct TraceMemoryLayout {
   uint32_t event_slots = 0;
   uint64_t ring_bytes = 0;
   uint64_t counters_offset = 0;
+  uint64_t syscalls_offset = 0;
   uint64_t slots_offset = 0;
   uint64_t rings_offset = 0;
   uint64_t total_bytes = 0;
@@ -96,6 +107,8 @@ class TraceMemory {
   uint64_t ring_bytes() const { return ring_bytes_; }
 
   EventCounter& counter(uint32_t event_id) const { return counters_[event_id]; }
+  // nr < kSyscallStatsCount.
+  SyscallStats& syscall_stats(uint32_t nr) const { return syscalls_[nr]; }
   SlotState& slot(uint32_t index) const { return slots_[index]; }
   void* ring(uint32_t index) const { return rings_ + index * ring_bytes_; }
 
@@ -104,6 +117,7 @@ class TraceMemory {
   std::byte* base_;
   TraceMemoryHeader* header_;
   EventCounter* counters_;
+  SyscallStats* syscalls_;
   SlotState* slots_;
   std::byte* rings_;
   uint32_t slot_count_;

@@ -109,6 +109,8 @@ constexpr ErrorCode kCaretTestedElsewhere[] = {
     ErrorCode::BAD_INSN_BNDRY, ErrorCode::BAD_INSN, ErrorCode::BLACKLISTED, ErrorCode::NO_OOL_SLOT,
     ErrorCode::FAIL_REG_PROBE,
     ErrorCode::OBJ_NOT_LOADED,  // tests/unit/cli/probe_plan_test.cc
+    // Event selectors (syscalls:GLOB): tests/unit/lang/syscall_events_test.cc
+    ErrorCode::NO_TRACEPOINT, ErrorCode::NO_SYSCALL_TABLE,
 };
 
 struct Expanded {

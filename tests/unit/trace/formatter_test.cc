@@ -166,6 +166,67 @@ std::string one_value(TypeId type, uint64_t value) {
   return line.substr(start, line.size() - start - 1);
 }
 
+// ---- Text: the kernel's syscall lines --------------------------------------
+
+EventDesc syscall_event(EventSource source, const std::vector<std::string>& names) {
+  std::vector<ArgSpec> args;
+  for (const std::string& name : names) args.push_back({name, TypeId::kX64});
+  EventDesc ev = make_event("sys_enter_openat", false, args);
+  ev.source = source;
+  ev.syscall_nr = 257;
+  ev.syscall_name = "openat";
+  return ev;
+}
+
+TEST(FormatText, SyscallEnterIsTheKernelsPrintSyscallEnter) {
+  const EventDesc ev =
+      syscall_event(EventSource::kSyscallEnter, {"dfd", "filename", "flags", "mode"});
+  RecordBuilder b(ev);
+  b.ip(0x7f4b16dc0000).value(0, 0xffffff9c).value(1, 0x7f4b16dcf0b1).value(2, 0x80000).value(3, 0);
+  // Each value as %#lx: 0 without its 0x.
+  EXPECT_EQ(text(ev, b.build()),
+            std::string(kHead) +
+                "sys_openat(dfd: 0xffffff9c, filename: 0x7f4b16dcf0b1, flags: 0x80000, mode: 0)\n");
+}
+
+TEST(FormatText, SyscallWithoutArgumentsAndExit) {
+  EventDesc enter = syscall_event(EventSource::kSyscallEnter, {});
+  enter.syscall_name = "getppid";
+  EXPECT_EQ(text(enter, RecordBuilder(enter).ip(1).build()),
+            std::string(kHead) + "sys_getppid()\n");
+  const EventDesc exit = syscall_event(EventSource::kSyscallExit, {"ret"});
+  // The result as 0x%lx: an error in two's complement, 0 as 0x0.
+  EXPECT_EQ(text(exit, RecordBuilder(exit).ip(1).value(0, uint64_t(-2)).build()),
+            std::string(kHead) + "sys_openat -> 0xfffffffffffffffe\n");
+  EXPECT_EQ(text(exit, RecordBuilder(exit).ip(1).value(0, 0).build()),
+            std::string(kHead) + "sys_openat -> 0x0\n");
+}
+
+TEST(FormatText, RawSyscallLines) {
+  const EventDesc enter = syscall_event(
+      EventSource::kRawSyscallEnter, {"id", "args0", "args1", "args2", "args3", "args4", "args5"});
+  RecordBuilder b(enter);
+  b.ip(1).value(0, 33).value(1, 0xb).value(2, 1).value(3, 0x55bf25e8d9bc).value(4, 0);
+  b.value(5, 7).value(6, 0xb);
+  EXPECT_EQ(text(enter, b.build()),
+            std::string(kHead) + "sys_enter: NR 33 (b, 1, 55bf25e8d9bc, 0, 7, b)\n");
+  const EventDesc exit = syscall_event(EventSource::kRawSyscallExit, {"id", "ret"});
+  EXPECT_EQ(text(exit, RecordBuilder(exit).ip(1).value(0, 262).value(1, uint64_t(-2)).build()),
+            std::string(kHead) + "sys_exit: NR 262 = -2\n");
+}
+
+TEST(FormatText, EventProbeNamesTheEventItIsOn) {
+  EventDesc ev = make_event("open", false, {{"path", TypeId::kString}, {"flags", TypeId::kX32}});
+  ev.source = EventSource::kSyscallEnter;
+  ev.syscall_name = "openat";
+  ev.event_probe = true;
+  RecordBuilder b(ev);
+  b.ip(1).string(0, "/etc/ld.so.cache").value(1, 0x80000);
+  EXPECT_EQ(text(ev, b.build()), std::string(kHead) +
+                                     "open: (syscalls.sys_enter_openat) "
+                                     "path=\"/etc/ld.so.cache\" flags=0x80000\n");
+}
+
 // ---- Text: the kernel's lines ---------------------------------------------
 
 TEST(FormatText, KernelEntryLine) {

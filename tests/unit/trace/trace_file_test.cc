@@ -118,11 +118,38 @@ TEST(TraceFile, ForeignAndNewerFilesAreRefusedAtOffsetZero) {
   EXPECT_EQ(file.error->first, 0u);
   EXPECT_THAT(file.error->second, HasSubstr("not a dprobe trace file"));
   std::string newer = sample_file();
-  newer[8] = 3;
+  newer[8] = 4;
   file = read_trace_file(newer);
   ASSERT_TRUE(file.error);
-  EXPECT_THAT(file.error->second, HasSubstr("version 3; this dprobe reads versions 1 to 2"));
+  EXPECT_THAT(file.error->second, HasSubstr("version 4; this dprobe reads versions 1 to 3"));
   EXPECT_TRUE(file.records.empty());
+}
+
+// The event chunk of an older version: without the last `fields` bytes,
+// its length that much shorter.
+std::string old_event_chunk(size_t fields) {
+  std::string chunk;
+  append_event_chunk(chunk, 3, sample_event());
+  chunk.resize(chunk.size() - fields);
+  uint32_t length = 0;
+  std::memcpy(&length, chunk.data() + 4, sizeof(length));
+  length -= static_cast<uint32_t>(fields);
+  std::memcpy(chunk.data() + 4, &length, sizeof(length));
+  return chunk;
+}
+
+// Version 3's fields after the entry time: source, number, name (empty), event probe.
+constexpr size_t kVersionThreeFields = 1 + 4 + 4 + 1;
+
+TEST(TraceFile, VersionTwoFilesAreStillRead) {
+  std::string out;
+  append_file_header(out);
+  out[8] = 2;
+  out += old_event_chunk(kVersionThreeFields);
+  const TraceFileContents file = read_trace_file(out);
+  ASSERT_FALSE(file.error) << file.error->second;
+  ASSERT_EQ(file.events.size(), 1u);
+  EXPECT_EQ(file.events.at({3, 7}).source, EventSource::kProbe);
 }
 
 // Version 1: no entry time in return records (the event chunk ends with
@@ -131,15 +158,7 @@ TEST(TraceFile, VersionOneFilesAreStillRead) {
   std::string out;
   append_file_header(out);
   out[8] = 1;
-  std::string chunk;
-  append_event_chunk(chunk, 3, sample_event());
-  // The chunk without its last field, its length one field shorter.
-  chunk.resize(chunk.size() - sizeof(uint32_t));
-  uint32_t length = 0;
-  std::memcpy(&length, chunk.data() + 4, sizeof(length));
-  length -= static_cast<uint32_t>(sizeof(uint32_t));
-  std::memcpy(chunk.data() + 4, &length, sizeof(length));
-  out += chunk;
+  out += old_event_chunk(kVersionThreeFields + sizeof(uint32_t));
   const std::string record = sample_record(7, 100);
   append_record_chunk(out, 3, "prog", std::as_bytes(std::span(record)));
   const TraceFileContents file = read_trace_file(out);

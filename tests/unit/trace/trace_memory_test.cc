@@ -74,25 +74,33 @@ TEST(TraceMemoryLayout, PartsArePageAlignedAndDoNotOverlap) {
     EXPECT_EQ(layout.total_bytes % kPage, 0u);
     // In order, each part after the end of the one before.
     EXPECT_GE(layout.counters_offset, sizeof(TraceMemoryHeader));
-    EXPECT_GE(layout.slots_offset,
+    EXPECT_GE(layout.syscalls_offset,
               layout.counters_offset + uint64_t{s.event_slots} * sizeof(EventCounter));
+    EXPECT_GE(layout.slots_offset,
+              layout.syscalls_offset + uint64_t{kSyscallStatsCount} * sizeof(SyscallStats));
     EXPECT_GE(layout.rings_offset,
               layout.slots_offset + uint64_t{s.slot_count} * sizeof(SlotState));
     EXPECT_EQ(layout.total_bytes, layout.rings_offset + uint64_t{s.slot_count} * layout.ring_bytes);
     // And no bigger than needed: each gap is less than a page.
     EXPECT_LT(layout.counters_offset - sizeof(TraceMemoryHeader), kPage);
-    EXPECT_LT(layout.slots_offset - layout.counters_offset -
+    EXPECT_LT(layout.syscalls_offset - layout.counters_offset -
                   uint64_t{s.event_slots} * sizeof(EventCounter),
+              kPage);
+    EXPECT_LT(layout.slots_offset - layout.syscalls_offset -
+                  uint64_t{kSyscallStatsCount} * sizeof(SyscallStats),
               kPage);
   }
 }
 
+// Only the system call table, which every session has, takes room.
 TEST(TraceMemoryLayout, EmptyPartsTakeNoRoom) {
   const auto layout = TraceMemoryLayout::compute(0, 0, 4096);
+  const uint64_t syscalls = (kSyscallStatsCount * sizeof(SyscallStats) + kPage - 1) / kPage * kPage;
   EXPECT_EQ(layout.counters_offset, kPage);
-  EXPECT_EQ(layout.slots_offset, kPage);
-  EXPECT_EQ(layout.rings_offset, kPage);
-  EXPECT_EQ(layout.total_bytes, kPage);
+  EXPECT_EQ(layout.syscalls_offset, kPage);
+  EXPECT_EQ(layout.slots_offset, kPage + syscalls);
+  EXPECT_EQ(layout.rings_offset, kPage + syscalls);
+  EXPECT_EQ(layout.total_bytes, kPage + syscalls);
 }
 
 TEST(TraceMemory, InitializeThenAttach) {

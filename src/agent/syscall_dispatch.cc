@@ -1,0 +1,432 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/syscall_dispatch.h"
+
+#include <link.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "agent/agent_state.h"
+#include "agent/event_record.h"
+#include "agent/kernel_signal.h"
+#include "agent/thread_trace.h"
+#include "agent/vdso.h"
+#include "arch/runtime/context.h"
+#include "arch/runtime/raw_syscall.h"
+#include "arch/runtime/safe_memory.h"
+
+extern "C" char dprobe_dispatch_restorer[];
+extern "C" char dprobe_clone_gadgets[];
+extern "C" char dprobe_clone_gadgets_end[];
+
+namespace dprobe::agent {
+namespace {
+
+// The kernel's interface (linux/prctl.h, asm-generic/siginfo.h), spelled
+// out: Debian's headers may predate it.
+constexpr long kPrSetSyscallUserDispatch = 59;
+constexpr long kDispatchOff = 0;
+constexpr long kDispatchOn = 1;
+constexpr char kSelectorAllow = 0;
+constexpr char kSelectorBlock = 1;
+constexpr int kSysUserDispatch = 2;  // si_code of the dispatch's SIGSYS
+
+constexpr uint32_t kMaxNr = trace::kSyscallStatsCount;
+
+// ---- The session's events, by number --------------------------------------
+
+// Read by every SIGSYS, written once per session before any thread turns
+// the dispatch on; an older one is never freed (a handler may hold it).
+struct Filter {
+  struct Range {
+    uint16_t begin = 0;
+    uint16_t end = 0;
+  };
+  std::vector<const AgentEvent*> events;  // per number: enter ones, then exit ones
+  std::array<Range, kMaxNr> enter{};
+  std::array<Range, kMaxNr> exit{};
+  std::vector<const AgentEvent*> raw_enter;  // every call's
+  std::vector<const AgentEvent*> raw_exit;
+  bool summary = false;
+
+  std::span<const AgentEvent* const> enter_of(uint32_t nr) const {
+    return nr < kMaxNr ? span_of(enter[nr]) : std::span<const AgentEvent* const>{};
+  }
+  std::span<const AgentEvent* const> exit_of(uint32_t nr) const {
+    return nr < kMaxNr ? span_of(exit[nr]) : std::span<const AgentEvent* const>{};
+  }
+  // Whether a call of `nr` has anything to record after it returns.
+  bool wants_exit(uint32_t nr) const {
+    return summary || !raw_exit.empty() || !exit_of(nr).empty();
+  }
+
+ private:
+  std::span<const AgentEvent* const> span_of(Range range) const {
+    return {events.data() + range.begin, static_cast<size_t>(range.end - range.begin)};
+  }
+};
+
+std::atomic<const Filter*> g_filter{nullptr};
+
+// ---- The agent's text: the range the kernel lets through -------------------
+
+struct TextRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+TextRange g_text;
+
+int find_own_text(dl_phdr_info* info, size_t, void* data) {
+  auto* range = static_cast<TextRange*>(data);
+  const auto own = reinterpret_cast<uint64_t>(&dprobe_dispatch_restorer);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0) continue;
+    const uint64_t begin = info->dlpi_addr + segment.p_vaddr;
+    const uint64_t end = begin + segment.p_memsz;
+    if (own >= begin && own < end) {
+      *range = {begin, end};
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// ---- Selectors: one byte per thread, never freed -------------------------
+
+// The kernel reads a thread's selector at each of its system calls for as
+// long as the thread lives, so selectors live in a static array, not in
+// thread-local storage (freed with the thread's stack, and out of reach of
+// stop_syscall_tracing). A slot whose thread has exited is taken again.
+constexpr uint32_t kMaxSelectors = 8192;
+char g_selectors[kMaxSelectors];
+std::atomic<uint32_t> g_selector_owner[kMaxSelectors];  // tid; 0: free
+std::atomic<bool> g_blocking{false};                    // what a new selector starts as
+
+// Slot + 1 of the calling thread; 0 before it has one.
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_selector;
+// When this thread's clone (or fork) went to its gadget.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_clone_start_ns;
+
+bool take_slot(uint32_t index, uint32_t owner, uint32_t tid, uint32_t pid) {
+  if (owner != 0 && thread_alive(pid, owner)) return false;
+  return g_selector_owner[index].compare_exchange_strong(owner, tid);
+}
+
+int32_t claim_selector(uint32_t tid) {
+  const uint32_t pid = arch::raw_getpid();
+  for (uint32_t pass = 0; pass < 2; ++pass) {
+    for (uint32_t i = 0; i < kMaxSelectors; ++i) {
+      const uint32_t owner = g_selector_owner[i].load(std::memory_order_relaxed);
+      if ((owner == 0 || pass == 1) && take_slot(i, owner, tid, pid))
+        return static_cast<int32_t>(i);
+    }
+  }
+  return -1;
+}
+
+// ---- Clone gadgets ------------------------------------------------------
+
+constexpr uint64_t kGadgetStride = 4;      // syscall (2), int3, nop
+constexpr uint64_t kGadgetTrapOffset = 3;  // where the int3 leaves the pc
+
+struct Gadget {
+  std::atomic<uint64_t> back{0};  // the address after the call site's syscall
+  std::atomic<int64_t> nr{-1};
+};
+std::array<Gadget, 64> g_gadgets;
+
+uint64_t gadget_address(size_t index) {
+  return reinterpret_cast<uint64_t>(dprobe_clone_gadgets) + index * kGadgetStride;
+}
+
+// The gadget of a call site and number, taken on its first call: -1 when
+// every gadget is taken.
+int gadget_for(uint64_t back, int64_t nr) {
+  for (size_t i = 0; i < g_gadgets.size(); ++i) {
+    Gadget& gadget = g_gadgets[i];
+    uint64_t seen = gadget.back.load(std::memory_order_acquire);
+    if (seen == 0 && gadget.back.compare_exchange_strong(seen, back)) {
+      gadget.nr.store(nr, std::memory_order_release);
+      return static_cast<int>(i);
+    }
+    if (seen == back) {
+      // Its number is stored right after its address: wait for it.
+      int64_t owner_nr;
+      while ((owner_nr = gadget.nr.load(std::memory_order_acquire)) == -1) {
+      }
+      if (owner_nr == nr) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// ---- Recording ----------------------------------------------------------
+
+struct Call {
+  int64_t nr;
+  uint64_t site;  // the address after the syscall instruction
+  arch::SavedRegs regs;
+};
+
+bool traced_here(const ThreadTrace& thread) {
+  return agent_state().recording.load(std::memory_order_relaxed) && !thread.is_agent &&
+         !thread.in_agent && !thread.in_handler;
+}
+
+void record_all(std::span<const AgentEvent* const> events, const Call& call, ThreadTrace& thread) {
+  if (events.empty()) return;
+  AgentState& state = agent_state();
+  if (!state.memory) return;
+  ensure_ring(thread, *state.memory);
+  // The call site, as the ip field: the instruction that made the call.
+  const HitInfo hit{call.site - 2, record_time(), current_cpu(), safe_memory_reader()};
+  for (const AgentEvent* event : events) {
+    record_entry_event(*event, hit, call.regs, thread, *state.memory);
+  }
+}
+
+void record_enter(const Filter& filter, const Call& call, ThreadTrace& thread) {
+  thread.in_handler = true;
+  record_all(filter.enter_of(static_cast<uint32_t>(call.nr)), call, thread);
+  record_all(filter.raw_enter, call, thread);
+  thread.in_handler = false;
+}
+
+void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elapsed_ns,
+                 ThreadTrace& thread) {
+  call.regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(result);
+  thread.in_handler = true;
+  record_all(filter.exit_of(static_cast<uint32_t>(call.nr)), call, thread);
+  record_all(filter.raw_exit, call, thread);
+  thread.in_handler = false;
+  AgentState& state = agent_state();
+  if (filter.summary && state.memory && call.nr >= 0 && call.nr < kMaxNr) {
+    trace::SyscallStats& stats = state.memory->syscall_stats(static_cast<uint32_t>(call.nr));
+    stats.calls.fetch_add(1, std::memory_order_relaxed);
+    if (arch::raw_failed(result)) stats.errors.fetch_add(1, std::memory_order_relaxed);
+    stats.total_ns.fetch_add(elapsed_ns, std::memory_order_relaxed);
+  }
+}
+
+Call call_of(const siginfo_t& info, const ucontext_t& context) {
+  Call call;
+  arch::load_regs(context, call.regs);
+  call.nr = info.si_syscall;
+  call.site = reinterpret_cast<uint64_t>(info.si_call_addr);
+  call.regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
+  call.regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(call.nr);
+  return call;
+}
+
+long arg(const Call& call, int index) {
+  static constexpr arch::x86_64::Reg kArgs[] = {arch::x86_64::kDi, arch::x86_64::kSi,
+                                                arch::x86_64::kDx, arch::x86_64::kR10,
+                                                arch::x86_64::kR8, arch::x86_64::kR9};
+  return static_cast<long>(call.regs.slot[kArgs[index]]);
+}
+
+// ---- Calls made elsewhere than in the handler -----------------------------
+
+// rt_sigprocmask on the mask the handler's return restores. The held
+// signals stay deliverable (kernel_signal.h), whatever is asked.
+long set_context_mask(const Call& call, ucontext_t& context) {
+  const long how = arg(call, 0);
+  const auto set = static_cast<uint64_t>(arg(call, 1));
+  const auto old = static_cast<uint64_t>(arg(call, 2));
+  if (arg(call, 3) != sizeof(SignalMask)) return -EINVAL;
+  const SignalMask current = to_kernel_mask(context.uc_sigmask);
+  SignalMask asked = 0;
+  if (set != 0 && !arch::safe_read(&asked, set, sizeof(asked))) return -EFAULT;
+  if (set != 0 && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK) return -EINVAL;
+  if (old != 0 && !arch::safe_write(old, &current, sizeof(current))) return -EFAULT;
+  if (set == 0) return 0;
+  SignalMask next = asked;
+  if (how == SIG_BLOCK) next = current | asked;
+  if (how == SIG_UNBLOCK) next = current & ~asked;
+  set_kernel_mask(context.uc_sigmask, next & ~kHeld & ~kUnblockable);
+  return 0;
+}
+
+bool is_clone_family(int64_t nr) {
+  return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+}
+
+// The child's clone flags, read in the child (memory is shared, or copied).
+uint64_t clone_flags(int64_t nr, const arch::SavedRegs& regs) {
+  if (nr == SYS_clone) return regs.slot[arch::x86_64::kDi];
+  if (nr == SYS_vfork) return CLONE_VM | CLONE_VFORK;
+  if (nr == SYS_clone3) {
+    uint64_t flags = 0;  // clone_args.flags is the first field
+    arch::safe_read(&flags, regs.slot[arch::x86_64::kDi], sizeof(flags));
+    return flags;
+  }
+  return 0;
+}
+
+long make_call(const Call& call) {
+  return arch::raw_syscall(call.nr, arg(call, 0), arg(call, 1), arg(call, 2), arg(call, 3),
+                           arg(call, 4), arg(call, 5));
+}
+
+void set_result(ucontext_t& context, long result) {
+  arch::SavedRegs regs;
+  arch::load_regs(context, regs);
+  regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(result);
+  arch::store_regs(regs, context);
+}
+
+}  // namespace
+
+int syscall_dispatch_unavailable() noexcept {
+  // Turning it off is harmless and tells whether the kernel knows it.
+  const long result =
+      arch::raw_syscall(SYS_prctl, kPrSetSyscallUserDispatch, kDispatchOff, 0, 0, 0);
+  return arch::raw_failed(result) ? static_cast<int>(-result) : 0;
+}
+
+void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool summary) {
+  if (g_text.begin == 0) dl_iterate_phdr(find_own_text, &g_text);
+  auto* filter = new Filter;
+  filter->summary = summary;
+  for (uint32_t nr = 0; nr < kMaxNr; ++nr) {
+    for (const bool exit : {false, true}) {
+      Filter::Range& range = exit ? filter->exit[nr] : filter->enter[nr];
+      range.begin = static_cast<uint16_t>(filter->events.size());
+      for (const AgentEvent* event : events) {
+        const trace::EventDesc& desc = event->desc;
+        const bool per_call = desc.source == trace::EventSource::kSyscallEnter ||
+                              desc.source == trace::EventSource::kSyscallExit;
+        if (per_call && desc.syscall_nr == static_cast<int32_t>(nr) &&
+            trace::is_syscall_exit(desc.source) == exit) {
+          filter->events.push_back(event);
+        }
+      }
+      range.end = static_cast<uint16_t>(filter->events.size());
+    }
+  }
+  for (const AgentEvent* event : events) {
+    if (event->desc.source == trace::EventSource::kRawSyscallEnter)
+      filter->raw_enter.push_back(event);
+    if (event->desc.source == trace::EventSource::kRawSyscallExit)
+      filter->raw_exit.push_back(event);
+  }
+  g_blocking.store(true);
+  g_filter.store(filter, std::memory_order_release);
+}
+
+bool syscall_tracing_configured() noexcept {
+  return g_filter.load(std::memory_order_acquire) != nullptr && g_blocking.load();
+}
+
+bool enable_dispatch_on_this_thread() noexcept {
+  if (!syscall_tracing_configured() || g_text.begin == 0) return false;
+  const uint32_t tid = arch::raw_gettid();
+  if (t_selector == 0) {
+    const int32_t slot = claim_selector(tid);
+    if (slot < 0) return false;
+    t_selector = static_cast<uint32_t>(slot) + 1;
+  } else {
+    g_selector_owner[t_selector - 1].store(tid);
+  }
+  char* selector = &g_selectors[t_selector - 1];
+  *selector = g_blocking.load() ? kSelectorBlock : kSelectorAllow;
+  const long result = arch::raw_syscall(
+      SYS_prctl, kPrSetSyscallUserDispatch, kDispatchOn, static_cast<long>(g_text.begin),
+      static_cast<long>(g_text.end - g_text.begin), arch::raw_arg(selector));
+  return !arch::raw_failed(result);
+}
+
+void dispatch_after_fork(bool traced) noexcept {
+  if (!traced || !syscall_tracing_configured()) {
+    t_selector = 0;  // the parent's slot is the parent's
+    return;
+  }
+  enable_dispatch_on_this_thread();
+}
+
+void stop_syscall_tracing() noexcept {
+  g_blocking.store(false);
+  std::memset(g_selectors, kSelectorAllow, sizeof(g_selectors));
+}
+
+void* dispatch_restorer() noexcept { return dprobe_dispatch_restorer; }
+
+bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
+  if (info.si_code != kSysUserDispatch) return false;
+  Call call = call_of(info, context);
+  ThreadTrace& thread = current_thread();
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  const bool traced = filter != nullptr && traced_here(thread);
+  if (traced) record_enter(*filter, call, thread);
+  if (call.nr == SYS_rt_sigreturn) {
+    // The frame it returns from is at the interrupted stack pointer: the
+    // same call, made from the agent's text, with that stack.
+    arch::set_context_pc(context, reinterpret_cast<uint64_t>(dprobe_dispatch_restorer));
+    return true;
+  }
+  if (is_clone_family(call.nr)) {
+    const int gadget = gadget_for(call.site, call.nr);
+    if (gadget >= 0) {
+      t_clone_start_ns = monotonic_ns();
+      arch::set_context_pc(context, gadget_address(static_cast<size_t>(gadget)));
+      return true;
+    }
+    if (call.nr != SYS_fork && (clone_flags(call.nr, call.regs) & CLONE_VM) != 0) {
+      set_result(context, -EAGAIN);  // no gadget left: refused, never run astray
+      return true;
+    }
+    // A fork-like call copies the handler's frame with the rest: made here.
+  }
+  const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(call.nr));
+  const uint64_t start = timed ? monotonic_ns() : 0;
+  const long result =
+      call.nr == SYS_rt_sigprocmask ? set_context_mask(call, context) : make_call(call);
+  const uint64_t elapsed = timed ? monotonic_ns() - start : 0;
+  set_result(context, result);
+  // A child forked here is another process: not this session's to record.
+  const bool forked_child = is_clone_family(call.nr) && result == 0;
+  if (timed && !forked_child) record_exit(*filter, call, result, elapsed, thread);
+  return true;
+}
+
+bool clone_gadget_returned(ucontext_t& context) noexcept {
+  const uint64_t pc = arch::context_pc(context);
+  const auto begin = reinterpret_cast<uint64_t>(dprobe_clone_gadgets);
+  const auto end = reinterpret_cast<uint64_t>(dprobe_clone_gadgets_end);
+  if (pc < begin + kGadgetTrapOffset || pc > end) return false;
+  const uint64_t index = (pc - kGadgetTrapOffset - begin) / kGadgetStride;
+  if (begin + index * kGadgetStride + kGadgetTrapOffset != pc || index >= g_gadgets.size()) {
+    return false;
+  }
+  const Gadget& gadget = g_gadgets[index];
+  Call call;
+  arch::load_regs(context, call.regs);
+  call.nr = gadget.nr.load(std::memory_order_acquire);
+  call.site = gadget.back.load(std::memory_order_acquire);
+  const auto result = static_cast<int64_t>(call.regs.slot[arch::x86_64::kAx]);
+  arch::set_context_pc(context, call.site);
+  ThreadTrace& thread = current_thread();
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  if (result == 0) {
+    // The child. A thread of this process traces on (its dispatch is off
+    // until it turns it on); another process is the fork handlers' to decide.
+    if ((clone_flags(call.nr, call.regs) & CLONE_THREAD) == 0) return true;
+    t_selector = 0;  // the parent's slot, seen through the parent's TLS image
+    t_clone_start_ns = 0;
+    enable_dispatch_on_this_thread();
+  }
+  if (filter == nullptr || !traced_here(thread)) return true;
+  call.regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
+  const uint64_t elapsed = t_clone_start_ns != 0 ? monotonic_ns() - t_clone_start_ns : 0;
+  record_exit(*filter, call, result, elapsed, thread);
+  return true;
+}
+
+}  // namespace dprobe::agent

@@ -1,0 +1,77 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// System call tracing in the process, without ptrace: Syscall User
+// Dispatch (prctl PR_SET_SYSCALL_USER_DISPATCH, Linux 5.11). On a thread
+// that has it on, every system call made outside the agent's own text
+// while the thread's selector byte says "block" comes back as SIGSYS
+// before the kernel runs it. The agent's SIGSYS handler records the enter
+// events of that call, makes the call itself (from its own text, which
+// the kernel lets through), puts the result in the interrupted context,
+// and records the exit events. The selector stays "block" for as long as
+// the session traces: the agent's own system calls are made from its own
+// text, never through the C library.
+//
+// Four calls cannot be made from the handler and are sent elsewhere:
+// rt_sigreturn (the frame to return from is the interrupted program's: the
+// thread is sent to the agent's own restorer, which makes the same call);
+// clone, clone3, fork and vfork (the child would start in the handler's
+// frame: the thread is sent to a clone gadget, syscall_gadgets_x86_64.S).
+// rt_sigprocmask is made on the context's mask, which the handler's return
+// restores, and never blocks the signals the agent holds.
+//
+// The dispatch is per thread and not inherited: the main thread turns it on
+// at the start of the session, a new thread in its clone gadget, a followed
+// child after fork. Calls through the vDSO are not system calls.
+//
+//   configure_syscall_tracing(events, summary);   // once the events are known
+//   enable_dispatch_on_this_thread();             // on each thread
+//   ... SIGSYS: dispatch_syscall(info, context);
+#ifndef DPROBE_AGENT_SYSCALL_DISPATCH_H_
+#define DPROBE_AGENT_SYSCALL_DISPATCH_H_
+
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <span>
+
+namespace dprobe::agent {
+
+struct AgentEvent;
+
+// What the kernel says when the dispatch cannot be had: 0 when it can.
+// (Linux 5.11 or later, x86_64 here; arm64 kernels have it too, and the
+// agent does not use it there yet.)
+int syscall_dispatch_unavailable() noexcept;
+
+// The session's system call events (already in the event table) and
+// whether --summary counts every call. Call before any thread enables the
+// dispatch; a later session replaces it.
+void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool summary);
+bool syscall_tracing_configured() noexcept;
+
+// Turns the dispatch on for the calling thread. False where the kernel
+// refused it, or no session traces system calls.
+bool enable_dispatch_on_this_thread() noexcept;
+
+// After fork, in the child: its one thread takes the dispatch on again
+// (it is not inherited) when the child is traced.
+void dispatch_after_fork(bool traced) noexcept;
+
+// The session is over: every thread's selector lets its calls through.
+void stop_syscall_tracing() noexcept;
+
+// SIGSYS from the dispatch (SYS_USER_DISPATCH): the call made, recorded,
+// or redirected. False for any other SIGSYS (a seccomp filter's).
+bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept;
+
+// SIGTRAP at a clone gadget's int3: the call returned, in the parent or in
+// the child. True when it was one.
+bool clone_gadget_returned(ucontext_t& context) noexcept;
+
+// The restorer of the SIGSYS handler: rt_sigreturn from the agent's text.
+void* dispatch_restorer() noexcept;
+
+}  // namespace dprobe::agent
+
+#endif  // DPROBE_AGENT_SYSCALL_DISPATCH_H_

@@ -1,0 +1,47 @@
+/* Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0 */
+
+/*
+ * The few instructions Syscall User Dispatch needs inside the agent's own
+ * text (agent/syscall_dispatch.h), where a system call is never sent back
+ * as SIGSYS:
+ *
+ * dprobe_dispatch_restorer: the SIGSYS handler's return (and that of any
+ *   handler whose rt_sigreturn the dispatch caught): rt_sigreturn itself.
+ *
+ * dprobe_clone_gadgets: kCloneGadgetCount copies of `syscall; int3; nop`.
+ *   clone, clone3, fork and vfork cannot run inside the SIGSYS handler (the
+ *   child would start in the handler's frame, on a stack it does not own),
+ *   so the handler sends the thread to one of these with the program's
+ *   registers unchanged: the call runs there, in the program's own context,
+ *   and the int3 brings parent and child each to the agent's SIGTRAP
+ *   handler, which records the return and sends it back where the call was
+ *   made. One gadget per call site, so the way back is a table lookup.
+ */
+
+	.text
+
+	.globl	dprobe_dispatch_restorer
+	.hidden	dprobe_dispatch_restorer
+	.type	dprobe_dispatch_restorer, @function
+	.p2align 4
+dprobe_dispatch_restorer:
+	/* No CFI and no endbr: only the kernel comes here, as a return address. */
+	mov	$15, %eax		/* __NR_rt_sigreturn */
+	syscall
+	ud2
+	.size	dprobe_dispatch_restorer, .-dprobe_dispatch_restorer
+
+	.globl	dprobe_clone_gadgets
+	.hidden	dprobe_clone_gadgets
+	.globl	dprobe_clone_gadgets_end
+	.hidden	dprobe_clone_gadgets_end
+	.p2align 4
+dprobe_clone_gadgets:
+	.rept	64			/* kCloneGadgetCount */
+	syscall
+	int3
+	nop
+	.endr
+dprobe_clone_gadgets_end:
+
+	.section .note.GNU-stack, "", @progbits
