@@ -217,10 +217,9 @@ class Agent {
       return false;
     }
     // After the controller's thread is made: its creation is not the
-    // program's system call.
-    if (syscall_tracing_configured() && !current_thread().is_agent) {
-      enable_dispatch_on_this_thread();
-    }
+    // program's system call. (Alone, as `run` starts, the program has no
+    // other thread; attached, each of its threads is asked.)
+    if (syscall_tracing_configured()) enable_dispatch_on_every_thread();
     return true;
   }
 

@@ -124,7 +124,7 @@ void on_signal(int sig, siginfo_t* info, void* raw_context) {
     if (!dispatch_syscall(*info, context)) pass_on(sig, info, context);  // a seccomp filter's
     return;
   }
-  if (answer_question(sig, info, context)) return;
+  if (answer_question(sig, info, context) || answer_dispatch_request(sig, *info)) return;
   if (sig == SIGTRAP) {
     if (is_breakpoint_trap(info) &&
         (handle_breakpoint(context) || rewind_removed_breakpoint(context))) {

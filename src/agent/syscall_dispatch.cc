@@ -10,11 +10,13 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "agent/agent_state.h"
 #include "agent/event_record.h"
 #include "agent/kernel_signal.h"
+#include "agent/thread_census.h"
 #include "agent/thread_trace.h"
 #include "agent/vdso.h"
 #include "arch/runtime/context.h"
@@ -73,6 +75,7 @@ struct Filter {
 };
 
 std::atomic<const Filter*> g_filter{nullptr};
+std::atomic<uint32_t> g_process{0};  // the traced process's id, for a clone's child
 
 // ---- The agent's text: the range the kernel lets through -------------------
 
@@ -130,6 +133,11 @@ int32_t claim_selector(uint32_t tid) {
   }
   return -1;
 }
+
+// ---- Asking the other threads -----------------------------------------------
+
+constexpr uint64_t kEnableTag = 0x64737564;  // "dsud", above nothing in si_value
+std::atomic<uint32_t> g_answers{0};
 
 // ---- Clone gadgets ------------------------------------------------------
 
@@ -318,6 +326,7 @@ void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool s
       filter->raw_exit.push_back(event);
   }
   g_blocking.store(true);
+  g_process.store(arch::raw_getpid());
   g_filter.store(filter, std::memory_order_release);
 }
 
@@ -341,6 +350,38 @@ bool enable_dispatch_on_this_thread() noexcept {
       SYS_prctl, kPrSetSyscallUserDispatch, kDispatchOn, static_cast<long>(g_text.begin),
       static_cast<long>(g_text.end - g_text.begin), arch::raw_arg(selector));
   return !arch::raw_failed(result);
+}
+
+void enable_dispatch_on_every_thread() noexcept {
+  const std::vector<uint32_t> others = other_threads();
+  g_answers.store(0);
+  uint32_t sent = 0;
+  const auto pid = static_cast<pid_t>(arch::raw_getpid());
+  for (const uint32_t tid : others) {
+    siginfo_t info{};
+    info.si_signo = kQuestionSignal;
+    info.si_code = SI_QUEUE;
+    info.si_pid = pid;
+    info.si_uid = static_cast<uid_t>(arch::raw_syscall(SYS_getuid));
+    info.si_value.sival_ptr = reinterpret_cast<void*>(kEnableTag << 32);
+    const long result =
+        arch::raw_syscall(SYS_rt_tgsigqueueinfo, pid, tid, kQuestionSignal, arch::raw_arg(&info));
+    if (!arch::raw_failed(result)) ++sent;
+  }
+  if (!current_thread().is_agent) enable_dispatch_on_this_thread();
+  const timespec pause{0, 1000000};  // 1 ms, a thousand times at most
+  for (int wait = 0; wait < 1000 && g_answers.load() < sent; ++wait) {
+    arch::raw_syscall(SYS_nanosleep, arch::raw_arg(&pause), 0);
+  }
+}
+
+bool answer_dispatch_request(int sig, const siginfo_t& info) noexcept {
+  if (sig != kQuestionSignal || info.si_code != SI_QUEUE) return false;
+  const auto value = reinterpret_cast<uint64_t>(info.si_value.sival_ptr);
+  if ((value >> 32) != kEnableTag) return false;
+  if (!current_thread().is_agent) enable_dispatch_on_this_thread();
+  g_answers.fetch_add(1);
+  return true;
 }
 
 void dispatch_after_fork(bool traced) noexcept {
@@ -416,8 +457,10 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   if (result == 0) {
     // The child. A thread of this process traces on (its dispatch is off
-    // until it turns it on); another process is the fork handlers' to decide.
-    if ((clone_flags(call.nr, call.regs) & CLONE_THREAD) == 0) return true;
+    // until it turns it on); another process is the fork handlers' to
+    // decide. Told by its process id, not by the flags: clone3's are in the
+    // parent's memory, which the parent may have reused by now.
+    if (arch::raw_getpid() != g_process.load(std::memory_order_relaxed)) return true;
     t_selector = 0;  // the parent's slot, seen through the parent's TLS image
     t_clone_start_ns = 0;
     enable_dispatch_on_this_thread();

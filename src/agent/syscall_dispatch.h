@@ -54,6 +54,16 @@ bool syscall_tracing_configured() noexcept;
 // refused it, or no session traces system calls.
 bool enable_dispatch_on_this_thread() noexcept;
 
+// Turns it on for every thread of the process (attach: the program's
+// threads are running): the others are asked by a tagged SIGSEGV, as the
+// thread census asks, and each turns it on in its handler. Waits for their
+// answers (a second at most). The agent's own threads stay out.
+void enable_dispatch_on_every_thread() noexcept;
+
+// In the SIGSEGV handler: a request of enable_dispatch_on_every_thread,
+// answered. False for any other signal.
+bool answer_dispatch_request(int sig, const siginfo_t& info) noexcept;
+
 // After fork, in the child: its one thread takes the dispatch on again
 // (it is not inherited) when the child is traced.
 void dispatch_after_fork(bool traced) noexcept;

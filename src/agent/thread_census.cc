@@ -83,35 +83,6 @@ Sighting look_at(uint32_t tid) {
           nr >= 0 && vforking(nr, arg)};
 }
 
-// The ids of the process's threads but the caller's.
-std::vector<uint32_t> other_threads() {
-  std::vector<uint32_t> tids;
-  const long fd = arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/task"),
-                                    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (arch::raw_failed(fd)) return tids;
-  const uint32_t self = arch::raw_gettid();
-  alignas(8) char buffer[4096];
-  while (true) {
-    const long n = arch::raw_syscall(SYS_getdents64, fd, arch::raw_arg(buffer), sizeof(buffer));
-    if (n <= 0) break;
-    for (long at = 0; at < n;) {
-      struct Dirent {
-        uint64_t ino;
-        int64_t off;
-        unsigned short reclen;
-        unsigned char type;
-        char name[1];
-      };
-      const auto* entry = reinterpret_cast<const Dirent*>(buffer + at);
-      const auto tid = static_cast<uint32_t>(std::strtoul(entry->name, nullptr, 10));
-      if (tid != 0 && tid != self) tids.push_back(tid);
-      at += entry->reclen;
-    }
-  }
-  arch::raw_syscall(SYS_close, fd);
-  return tids;
-}
-
 // ---- Asking: a tagged SIGSEGV, answered by the handler --------------------------
 
 constexpr uint64_t kTag = 0x64707262;  // "dprb", above the round in si_value
@@ -272,6 +243,34 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
   }
   g_board.busy.fetch_sub(1);
   return true;  // a late question of a closed round is answered by nothing
+}
+
+std::vector<uint32_t> other_threads() {
+  std::vector<uint32_t> tids;
+  const long fd = arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/task"),
+                                    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (arch::raw_failed(fd)) return tids;
+  const uint32_t self = arch::raw_gettid();
+  alignas(8) char buffer[4096];
+  while (true) {
+    const long n = arch::raw_syscall(SYS_getdents64, fd, arch::raw_arg(buffer), sizeof(buffer));
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      struct Dirent {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+      };
+      const auto* entry = reinterpret_cast<const Dirent*>(buffer + at);
+      const auto tid = static_cast<uint32_t>(std::strtoul(entry->name, nullptr, 10));
+      if (tid != 0 && tid != self) tids.push_back(tid);
+      at += entry->reclen;
+    }
+  }
+  arch::raw_syscall(SYS_close, fd);
+  return tids;
 }
 
 }  // namespace dprobe::agent

@@ -39,6 +39,9 @@ namespace dprobe::agent {
 // The signal questions come by.
 constexpr int kQuestionSignal = SIGSEGV;
 
+// The ids of the process's threads but the caller's (/proc/self/task).
+std::vector<uint32_t> other_threads();
+
 // Whether each range is clear of the other threads (see above), or why a
 // thread's place could not be known.
 Result<std::vector<bool>, std::string> clear_threads(

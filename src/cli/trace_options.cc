@@ -53,6 +53,9 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
   command->add_flag("--probes", flags.list_probes,
                     "List each placed probe on stderr, [OPTIMIZED] or [BREAKPOINT: why], as the "
                     "kernel's kprobes/list");
+  command->add_flag("--summary", flags.summary,
+                    "Count every system call (calls, errors, time from enter to exit) and print "
+                    "the table at the end on stderr, as strace -c");
   command->add_flag("--follow", flags.follow,
                     "Trace the child processes too (forked, and the programs they exec); without "
                     "it they run with no probes");
@@ -80,6 +83,7 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
   settings.session.max_threads = *threads;
   settings.session.optimize = flags.optimize;
   settings.session.list_probes = flags.list_probes;
+  settings.session.syscall_summary = flags.summary;
   settings.disabled = flags.disabled;
   settings.follow = flags.follow;
   return settings;

@@ -55,6 +55,7 @@ struct TraceFlags {
   bool optimize = true;               // --no-optimize clears it
   bool list_probes = false;           // --probes
   bool follow = false;
+  bool summary = false;           // --summary: the strace -c table at the end
   DefinitionOptions definitions;  // set by add_trace_options
 };
 

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "cli/perfetto.h"
+#include "cli/syscall_summary.h"
 #include "cli/terminal_text.h"
 #include "trace/trace_file.h"
 
@@ -174,6 +175,9 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
     errors.flush();
     trace.tracer->print_profile(stderr);
     std::fflush(stderr);
+  }
+  if (settings.session.syscall_summary) {
+    errors << render_syscall_summary(trace.tracer->syscall_counts());
   }
   errors << untraced;
   return output_error;

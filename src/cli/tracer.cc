@@ -11,6 +11,7 @@
 
 #include "cli/terminal_text.h"
 #include "cli/trace_clock.h"
+#include "syscalls/syscall_table.h"
 
 namespace dprobe::cli {
 namespace {
@@ -114,6 +115,7 @@ void Tracer::let_go(Traced& traced) {
   for (size_t i = 0; i < traced.set->specs().size(); ++i) {
     traced.counts.push_back(count_of(traced, i));
   }
+  add_syscall_stats(traced.session->memory(), syscall_totals_);
   lost_.add(*traced.reader);
   note_pending(traced);
   const std::vector<std::string> problems = traced.reader->problems();
@@ -264,6 +266,34 @@ std::string lost_events_message(const LostCounts& lost, uint64_t ring_bytes, uin
            " threads traced at once took every ring; --max-threads raises that limit\n";
   }
   return out;
+}
+
+// Adds a process's per-number counts (--summary) to `totals`.
+void Tracer::add_syscall_stats(const trace::TraceMemory& memory,
+                               std::vector<SyscallCount>& totals) {
+  totals.resize(trace::kSyscallStatsCount);
+  for (uint32_t nr = 0; nr < trace::kSyscallStatsCount; ++nr) {
+    const trace::SyscallStats& stats = memory.syscall_stats(nr);
+    totals[nr].calls += stats.calls.load(std::memory_order_relaxed);
+    totals[nr].errors += stats.errors.load(std::memory_order_relaxed);
+    totals[nr].total_ns += stats.total_ns.load(std::memory_order_relaxed);
+  }
+}
+
+std::vector<SyscallCount> Tracer::syscall_counts() {
+  std::lock_guard lock(mutex_);
+  std::vector<SyscallCount> totals = syscall_totals_;
+  for (auto& traced : traced_) {
+    if (!traced->ended) add_syscall_stats(traced->session->memory(), totals);
+  }
+  std::vector<SyscallCount> counts;
+  for (uint32_t nr = 0; nr < totals.size(); ++nr) {
+    if (totals[nr].calls == 0) continue;
+    const syscalls::SyscallInfo* info = syscalls::syscall_by_nr(arch::host_isa(), nr);
+    totals[nr].name = info != nullptr ? info->name : "syscall_" + std::to_string(nr);
+    counts.push_back(std::move(totals[nr]));
+  }
+  return counts;
 }
 
 void Tracer::print_profile(std::FILE* out) {

@@ -33,6 +33,7 @@
 #include "cli/control_server.h"
 #include "cli/definitions.h"
 #include "cli/session.h"
+#include "cli/syscall_summary.h"
 #include "cli/trace_loop.h"
 #include "cli/trace_reader.h"
 
@@ -83,6 +84,9 @@ class Tracer {
   // Stops taking sessions and draining; writes out what is left, then the
   // warnings (lost events, corrupt rings).
   void finish();
+  // After finish(): every traced process's system calls (--summary), by
+  // number, summed over the processes.
+  std::vector<SyscallCount> syscall_counts();
   // After finish(): the warnings it wrote, for a trace file's notes.
   const std::string& warnings() const { return warnings_; }
   // Each event's hits and misses, across every process.
@@ -121,6 +125,8 @@ class Tracer {
   size_t drain_pass(bool final = false);
   void let_go(Traced& traced);
   std::pair<uint64_t, uint64_t> count_of(const Traced& traced, size_t spec) const;
+  static void add_syscall_stats(const trace::TraceMemory& memory,
+                                std::vector<SyscallCount>& totals);
   void note_pending(const Traced& traced);
 
   ControlServer& server_;
@@ -134,7 +140,8 @@ class Tracer {
   TracePass pass_;         // every process's lines of one drain, in time order
   TracePass record_pass_;  // with options_.records: their chunks
   LostCounts lost_;
-  int output_error_ = 0;  // written by the drainer under mutex_
+  std::vector<SyscallCount> syscall_totals_;  // by number: the processes that ended
+  int output_error_ = 0;                      // written by the drainer under mutex_
   int records_error_ = 0;
   std::vector<std::string> problems_;
   std::string warnings_;
