@@ -403,5 +403,8 @@ extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const 
   init_process(control, follow == 1);
   set_loaded_late();
   bind_interposers();
+  // This thread was borrowed by dprobe attach, which holds its own context
+  // (a pc maybe at a syscall it will restart) where no census can see it.
+  hold_site_rewrites_while_borrowed();
   return start_session() ? 0 : -1;
 }

@@ -119,7 +119,9 @@ void add_syscall_events(const protocol::Probes& probes, protocol::ArmReport& rep
       report.results.push_back({id, protocol::ArmStatus::kArmed, {}});
     }
   }
-  if (unavailable == 0) configure_syscall_tracing(events, probes.syscall_summary);
+  if (unavailable == 0) {
+    configure_syscall_tracing(events, probes.syscall_summary, probes.optimize);
+  }
 }
 
 }  // namespace dprobe::agent

@@ -12,6 +12,7 @@
 #include "agent/agent_state.h"
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
+#include "agent/syscall_sites.h"
 #include "agent/thread_trace.h"
 #include "protocol/channel.h"
 
@@ -105,6 +106,7 @@ void Controller::read_loop() {
       state.registry->reclaim();
     }
     retire_exited_threads();
+    rewrite_syscall_sites();
     // A handler the program installed with the raw system call (as Go's
     // runtime does) is taken as the program's, and the agent's put back.
     check_signal_handlers();
@@ -118,6 +120,8 @@ void Controller::read_loop() {
       std::lock_guard lock(mutex_);
       answer_ = probes ? std::optional(std::move(*probes)) : std::optional(protocol::Probes{});
       answered_.notify_all();
+    } else if (message->type == protocol::MessageType::kResumed) {
+      release_site_rewrites();
     } else if (message->type == protocol::MessageType::kDetach) {
       disarm_everything();
       // The CLI drains once more when told: a hit still writing its record

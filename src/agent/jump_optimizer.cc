@@ -16,6 +16,8 @@
 #include "core/landing_pads.h"
 
 extern "C" void dprobe_optimized_hit(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
+extern "C" void dprobe_syscall_enter(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
+extern "C" void dprobe_syscall_exit(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
 
 namespace dprobe::agent {
 namespace {
@@ -53,6 +55,8 @@ void set_optimization(bool wanted) {
   g_registered = true;
   core::OptimizeEnv env;
   env.handler = reinterpret_cast<uint64_t>(&dprobe_optimized_hit);
+  env.syscall_enter = reinterpret_cast<uint64_t>(&dprobe_syscall_enter);
+  env.syscall_exit = reinterpret_cast<uint64_t>(&dprobe_syscall_exit);
   env.landing_pads = landing_pads_of;
   env.clear_threads = clear_threads;
   env.sync_cores = sync_cores;

@@ -134,6 +134,37 @@ int32_t claim_selector(uint32_t tid) {
   return -1;
 }
 
+// ---- Sites to rewrite -----------------------------------------------------
+
+// Every syscall instruction that brought a SIGSYS, once: a fixed set
+// (open addressing) and a queue the controller's thread drains. Full: the
+// site stays on the dispatch, correct and slower.
+constexpr size_t kSeenSites = 4096;
+constexpr size_t kQueuedSites = 256;
+std::array<std::atomic<uint64_t>, kSeenSites> g_seen_sites{};
+std::array<std::atomic<uint64_t>, kQueuedSites> g_queued_sites{};
+std::atomic<bool> g_rewrite{false};
+std::atomic<bool> g_borrowed{false};  // dprobe attach has a thread of ours, until it says
+
+bool first_sight(uint64_t site) {
+  size_t at = (site * 0x9e3779b97f4a7c15ull) >> 52;  // 12 bits: kSeenSites
+  for (size_t probe = 0; probe < 32; ++probe, at = (at + 1) % kSeenSites) {
+    uint64_t seen = g_seen_sites[at].load(std::memory_order_relaxed);
+    if (seen == site) return false;
+    if (seen == 0 && g_seen_sites[at].compare_exchange_strong(seen, site)) return true;
+    if (seen == site) return false;
+  }
+  return false;
+}
+
+void queue_site(uint64_t site) {
+  if (!g_rewrite.load(std::memory_order_relaxed) || !first_sight(site)) return;
+  for (std::atomic<uint64_t>& slot : g_queued_sites) {
+    uint64_t empty = 0;
+    if (slot.compare_exchange_strong(empty, site)) return;
+  }
+}
+
 // ---- Asking the other threads -----------------------------------------------
 
 constexpr uint64_t kEnableTag = 0x64737564;  // "dsud", above nothing in si_value
@@ -278,6 +309,32 @@ uint64_t clone_flags(int64_t nr, const arch::SavedRegs& regs) {
   return 0;
 }
 
+// rt_sigprocmask made for real (from a rewritten site), the held signals
+// left out of what it blocks.
+long block_real_mask(const Call& call) {
+  const long how = arg(call, 0);
+  const auto set = static_cast<uint64_t>(arg(call, 1));
+  if (arg(call, 3) != sizeof(SignalMask)) return -EINVAL;
+  SignalMask asked = 0;
+  if (set != 0 && !arch::safe_read(&asked, set, sizeof(asked))) return -EFAULT;
+  const SignalMask kept = how == SIG_UNBLOCK ? asked : asked & ~kHeld;
+  return arch::raw_syscall(SYS_rt_sigprocmask, how, set != 0 ? arch::raw_arg(&kept) : 0,
+                           arg(call, 2), sizeof(SignalMask));
+}
+
+// A call through a rewritten site, between its enter and exit handlers.
+struct CallInFlight {
+  bool open;
+  bool traced;
+  bool substituted;  // made by the enter handler: `result` is its result
+  int64_t nr;
+  int64_t result;
+  uint64_t start_ns;
+};
+__attribute__((tls_model("initial-exec"))) thread_local CallInFlight t_call;
+
+char* own_selector() { return t_selector != 0 ? &g_selectors[t_selector - 1] : nullptr; }
+
 long make_call(const Call& call) {
   return arch::raw_syscall(call.nr, arg(call, 0), arg(call, 1), arg(call, 2), arg(call, 3),
                            arg(call, 4), arg(call, 5));
@@ -299,7 +356,9 @@ int syscall_dispatch_unavailable() noexcept {
   return arch::raw_failed(result) ? static_cast<int>(-result) : 0;
 }
 
-void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool summary) {
+void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool summary,
+                               bool rewrite_sites) {
+  g_rewrite.store(rewrite_sites);
   if (g_text.begin == 0) dl_iterate_phdr(find_own_text, &g_text);
   auto* filter = new Filter;
   filter->summary = summary;
@@ -406,6 +465,7 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
+  queue_site(call.site - 2);
   if (call.nr == SYS_rt_sigreturn) {
     // The frame it returns from is at the interrupted stack pointer: the
     // same call, made from the agent's text, with that stack.
@@ -472,4 +532,74 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
   return true;
 }
 
+void hold_site_rewrites_while_borrowed() noexcept { g_borrowed.store(true); }
+
+void release_site_rewrites() noexcept { g_borrowed.store(false); }
+
+bool site_rewrites_held() noexcept { return g_borrowed.load(); }
+
+std::vector<uint64_t> take_queued_sites() {
+  std::vector<uint64_t> sites;
+  for (std::atomic<uint64_t>& slot : g_queued_sites) {
+    if (const uint64_t site = slot.exchange(0); site != 0) sites.push_back(site);
+  }
+  return sites;
+}
+
 }  // namespace dprobe::agent
+
+// Called by a rewritten system call site's trampoline just before its
+// syscall, with the registers of the call. The call then runs from the
+// trampoline with this thread's selector at "allow"; rt_sigreturn and the
+// clone family keep it at "block", so that their syscall comes to the
+// dispatch, which knows how to make them.
+extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
+    dprobe::arch::SavedRegs* regs, uint64_t syscall_address) noexcept {
+  using namespace dprobe::agent;
+  const auto nr = static_cast<int64_t>(regs->slot[dprobe::arch::x86_64::kAx]);
+  char* selector = own_selector();
+  // Off on this thread, or already let through (a handler of the program
+  // interrupted a call made from a site): nothing to see.
+  if (selector == nullptr || *selector != kSelectorBlock) return;
+  if (nr == SYS_rt_sigreturn || is_clone_family(nr)) return;
+  ThreadTrace& thread = current_thread();
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  Call call;
+  call.nr = nr;
+  call.site = syscall_address + 2;
+  call.regs = *regs;
+  call.regs.slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(nr);
+  const bool traced = filter != nullptr && traced_here(thread);
+  if (traced) record_enter(*filter, call, thread);
+  const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(nr));
+  t_call = {true, traced, false, nr, 0, timed ? monotonic_ns() : 0};
+  if (nr == SYS_rt_sigprocmask) {
+    t_call.substituted = true;
+    t_call.result = block_real_mask(call);
+    regs->slot[dprobe::arch::x86_64::kAx] = SYS_getppid;  // the syscall, made harmless
+  }
+  *selector = kSelectorAllow;
+}
+
+// Called by the trampoline just after the syscall, with its result in ax.
+extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
+    dprobe::arch::SavedRegs* regs, uint64_t syscall_address) noexcept {
+  using namespace dprobe::agent;
+  if (!t_call.open) return;  // made by the dispatch, or by a new thread's first return
+  t_call.open = false;
+  if (char* selector = own_selector()) {
+    *selector = g_blocking.load(std::memory_order_relaxed) ? kSelectorBlock : kSelectorAllow;
+  }
+  if (t_call.substituted)
+    regs->slot[dprobe::arch::x86_64::kAx] = static_cast<uint64_t>(t_call.result);
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  if (!t_call.traced || filter == nullptr) return;
+  Call call;
+  call.nr = t_call.nr;
+  call.site = syscall_address + 2;
+  call.regs = *regs;
+  call.regs.slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(t_call.nr);
+  const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::x86_64::kAx]);
+  const uint64_t elapsed = t_call.start_ns != 0 ? monotonic_ns() - t_call.start_ns : 0;
+  record_exit(*filter, call, result, elapsed, current_thread());
+}

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace dprobe::agent {
 
@@ -47,7 +48,11 @@ int syscall_dispatch_unavailable() noexcept;
 // The session's system call events (already in the event table) and
 // whether --summary counts every call. Call before any thread enables the
 // dispatch; a later session replaces it.
-void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool summary);
+// `rewrite_sites`: the syscall instructions that bring a SIGSYS are made
+// into jumps to trampolines (syscall_sites.h), which see the call for a
+// fraction of a signal's cost.
+void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool summary,
+                               bool rewrite_sites);
 bool syscall_tracing_configured() noexcept;
 
 // Turns the dispatch on for the calling thread. False where the kernel
@@ -78,6 +83,18 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept;
 // SIGTRAP at a clone gadget's int3: the call returned, in the parent or in
 // the child. True when it was one.
 bool clone_gadget_returned(ucontext_t& context) noexcept;
+
+// Sites are not rewritten while the calling thread is borrowed by `dprobe
+// attach` to start the agent: the pc it goes back to (at a syscall it will
+// restart, maybe) is held by the CLI, out of any census's sight. The CLI
+// says when the thread runs the program again (MessageType::kResumed).
+void hold_site_rewrites_while_borrowed() noexcept;
+void release_site_rewrites() noexcept;
+bool site_rewrites_held() noexcept;
+
+// The syscall instructions seen for the first time since the last call
+// (each site once in the process's life), for syscall_sites.h to rewrite.
+std::vector<uint64_t> take_queued_sites();
 
 // The restorer of the SIGSYS handler: rt_sigreturn from the agent's text.
 void* dispatch_restorer() noexcept;

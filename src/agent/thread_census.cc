@@ -22,10 +22,14 @@ constexpr size_t kNowhere = SIZE_MAX;
 constexpr size_t kClear = SIZE_MAX - 1;  // answered: outside every range, or moved out
 
 // The range whose bytes past its first, or whose slot, hold `pc`.
-size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t count) {
+// `waiting`: the pc of a thread in a system call, which a restart would
+// take back to the syscall instruction before it.
+size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t count,
+                     bool waiting = false) {
   for (size_t i = 0; i < count; ++i) {
     const core::DisplacedRange& r = ranges[i];
     if ((pc > r.begin && pc < r.end) || (pc >= r.slot && pc < r.slot_end)) return i;
+    if (waiting && r.restarts_at_end && pc == r.end) return i;
   }
   return kNowhere;
 }
@@ -174,7 +178,7 @@ void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
     thread.vforking = seen.lends_memory;
     if (seen.kind == Sighting::kGone) return true;
     if (seen.kind == Sighting::kOnCore || seen.lends_memory) return false;
-    thread.range = range_holding(seen.pc, ranges.data(), ranges.size());
+    thread.range = range_holding(seen.pc, ranges.data(), ranges.size(), /*waiting=*/true);
     return thread.range == kNowhere;
   });
 }

@@ -37,6 +37,7 @@ inline constexpr uint16_t kIpSlot = x86_64::kIp;
 
 using OptimizePlan = x86_64::OptimizePlan;
 inline constexpr size_t kTrampolineBytes = x86_64::kTrampolineSize;
+inline constexpr size_t kSyscallTrampolineBytes = x86_64::kSyscallTrampolineSize;
 
 // A decoded, classified probed instruction.
 struct ProbeInsn {
@@ -96,6 +97,21 @@ Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, uint64_t 
 // Where, in the trampoline at `trampoline`, the displaced instruction that
 // was at `pc` is copied (pc: one of the displaced instructions' addresses).
 uint64_t trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline, uint64_t pc);
+// A system call site (the `syscall` at `syscall_address`) made into a jump:
+// the instructions that end with it, at least a jump's worth, or why not.
+Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> code,
+                                                       uint64_t function_address,
+                                                       uint64_t syscall_address,
+                                                       std::span<const uint64_t> landing_pads);
+// Where the displaced instructions of a plan start.
+uint64_t displaced_address(const OptimizePlan& plan);
+// Its trampoline: the instructions before the syscall, enter(regs, cookie),
+// the syscall, exit(regs, cookie), and the way back.
+Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan, uint64_t address,
+                                                     uint64_t enter, uint64_t exit, uint64_t cookie,
+                                                     std::span<uint8_t> out);
+uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline,
+                                         uint64_t pc);
 // The `length` bytes written over the site: the jump, then breakpoints in
 // what is left of the displaced instructions (never run).
 std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t length);

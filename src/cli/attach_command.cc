@@ -300,6 +300,7 @@ int run_attach(const AttachOptions& options, std::ostream& terminal) {
                          settings.follow, errors);
   progress.stop();
   process->detach();  // the process runs again, probes armed
+  if (injected) (void)(*injected)->resumed();
   if (!injected) {
     if (!injected.error().message.empty()) {
       errors << "dprobe: error: " << injected.error().message << "\n";

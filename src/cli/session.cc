@@ -201,6 +201,10 @@ void Session::abort() {
   (void)protocol::send_message(socket_, protocol::MessageType::kAbort, {});
 }
 
+Result<void> Session::resumed() {
+  return protocol::send_message(socket_, protocol::MessageType::kResumed, {});
+}
+
 Result<void> Session::go() {
   auto sent = protocol::send_message(socket_, protocol::MessageType::kGo, {});
   if (!sent) return sent;

@@ -80,6 +80,8 @@ class Session {
   // Lets the program run, probes armed; from then on a thread serves the
   // agent (objects loaded later get their pending probes).
   Result<void> go();
+  // attach: the thread borrowed to load the agent runs the program again.
+  Result<void> resumed();
   // Asks the agent to disarm everything and waits for it to say so.
   Result<void> detach(std::chrono::milliseconds timeout);
 

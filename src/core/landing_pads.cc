@@ -265,6 +265,20 @@ Result<std::vector<uint64_t>, std::string> landing_pads(const UnwindTables& tabl
   return pads;
 }
 
+Result<FunctionExtent, std::string> function_extent(const UnwindTables& tables, uint64_t address) {
+  if (tables.eh_frame_hdr == 0) return broken("no eh_frame_hdr");
+  auto table = read_search_table(tables.eh_frame_hdr);
+  if (!table) return unexpected(table.error());
+  if (table->count == 0) return broken("no FDE");
+  const uint64_t index = first_candidate(*table, address);
+  const uint64_t at = table->fde(index);
+  if (at < table->eh_frame) return broken("search table entry before .eh_frame");
+  auto fde = read_fde(at);
+  if (!fde) return unexpected(fde.error());
+  if (!overlaps(*fde, address, address + 1)) return broken("no FDE covers the address");
+  return FunctionExtent{fde->pc_begin, fde->pc_range};
+}
+
 namespace {
 
 struct Lookup {

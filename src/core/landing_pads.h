@@ -44,6 +44,14 @@ struct UnwindTables {
 Result<std::vector<uint64_t>, std::string> landing_pads(const UnwindTables& tables, uint64_t begin,
                                                         uint64_t end);
 
+// The code an FDE covers, the one that covers `address`: a function's
+// extent, where no symbol says it (the agent reads no symbol table).
+struct FunctionExtent {
+  uint64_t begin = 0;
+  uint64_t size = 0;
+};
+Result<FunctionExtent, std::string> function_extent(const UnwindTables& tables, uint64_t address);
+
 // The PT_GNU_EH_FRAME of the loaded object holding `address` (a PT_LOAD
 // segment of it covers the address), if it has one. Uses dl_iterate_phdr,
 // which takes the dynamic loader's lock: never from a signal handler.

@@ -42,6 +42,11 @@ struct Probe {
   // signal blocked): only ever a jump, written while no other thread ran.
   // Disarmed while others run, the jump stays and calls no handler.
   bool jump_only = false;
+  // A system call site rewritten for the agent's system call tracing, not
+  // a probe: the address starts the instructions that end with the
+  // `syscall` at syscall_at, and its trampoline runs that syscall between
+  // the agent's enter and exit handlers (OptimizeEnv::syscall_*). No events.
+  uint64_t syscall_at = 0;
 };
 
 }  // namespace dprobe::core

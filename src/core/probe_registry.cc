@@ -100,6 +100,22 @@ Result<void, AddFailure> ProbeRegistry::add_internal(const ProbeSite& site,
   return {};
 }
 
+Result<void, AddFailure> ProbeRegistry::add_syscall_site(const ProbeSite& site,
+                                                         uint64_t syscall_at) {
+  if (probes_.count(site.address) != 0) {
+    return failure(AddStatus::kRejected, "a probe is there already");
+  }
+  auto probe = probe_at(site);
+  if (!probe) return unexpected(probe.error());
+  (*probe)->syscall_at = syscall_at;
+  publish();
+  if (live_) {
+    if (auto armed = arm(**probe); !armed)
+      return failure(AddStatus::kNotMapped, armed.error().message);
+  }
+  return {};
+}
+
 // The probe at the site's address: the one there, or a new one. A probe's
 // handler list is only ever appended to before its snapshot is published:
 // an existing probe is copied, changed, and replaces the old one.
@@ -145,6 +161,7 @@ std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
   copy->optimized = probe.optimized.load();
   copy->breakpoint_reason = probe.breakpoint_reason;
   copy->jump_only = probe.jump_only;
+  copy->syscall_at = probe.syscall_at;
   return copy;
 }
 

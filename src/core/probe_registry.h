@@ -65,11 +65,19 @@ struct DisplacedRange {
   uint64_t copy = 0;      // the trampoline's copy of [begin, end), at the same offsets
   uint64_t slot = 0;      // the probe's out-of-line slot, [slot, slot_end): a thread
   uint64_t slot_end = 0;  // there is on its way back into the bytes
+  // A system call site's range ends with the syscall: a thread waiting in
+  // that call (its pc at `end`) may be sent back to the syscall to restart
+  // it, inside the bytes.
+  bool restarts_at_end = false;
 };
 
 // What jump optimization needs from the run-time around the registry.
 struct OptimizeEnv {
   uint64_t handler = 0;  // the trampolines call handler(SavedRegs*, probe address)
+  // A rewritten system call site's trampoline calls these around the call:
+  // handler(SavedRegs*, the syscall's address). 0: sites are not rewritten.
+  uint64_t syscall_enter = 0;
+  uint64_t syscall_exit = 0;
   // The exception landing pads of the code in [begin, end), or why unknown.
   std::function<Result<std::vector<uint64_t>, std::string>(uint64_t begin, uint64_t end)>
       landing_pads;
@@ -114,6 +122,10 @@ class ProbeRegistry {
   Result<void, AddFailure> add(const ProbeSite& site, uint32_t handler);
   // The engine's own probe: `internal` runs on every hit.
   Result<void, AddFailure> add_internal(const ProbeSite& site, InternalHandler internal);
+  // A system call site to rewrite (Probe::syscall_at): the instructions from
+  // site.address to the `syscall` at `syscall_at`, a breakpoint until
+  // optimize_range makes them a jump. Never where a probe is.
+  Result<void, AddFailure> add_syscall_site(const ProbeSite& site, uint64_t syscall_at);
 
   // Arms every probe (and makes the registry live), or none.
   Result<void> arm_all();
@@ -200,6 +212,7 @@ class ProbeRegistry {
   struct TrampolineKey {
     uint64_t address;
     std::vector<uint8_t> displaced;
+    uint64_t syscall_at;  // a system call site's is not a probe's
     auto operator<=>(const TrampolineKey&) const = default;
   };
   std::vector<uint8_t> original_code(uint64_t begin, uint64_t size) const;

@@ -66,15 +66,23 @@ Result<void, std::string> ProbeRegistry::prepare_jump(Probe& probe) {
   auto pads = optimizer_->landing_pads(probe.function_address,
                                        probe.function_address + probe.function_size);
   if (!pads) return refuse(pads.error());
-  auto plan = arch::plan_optimization(code, probe.function_address, probe.address, *pads);
+  auto plan =
+      probe.syscall_at != 0
+          ? arch::plan_syscall_rewrite(code, probe.function_address, probe.syscall_at, *pads)
+          : arch::plan_optimization(code, probe.function_address, probe.address, *pads);
   if (!plan) return refuse(plan.error());
+  if (arch::displaced_address(*plan) != probe.address) {
+    return refuse("the system call's instructions start elsewhere");
+  }
   const uint64_t end = probe.address + arch::displaced_length(*plan);
   if (neighbour_inside(probe, end))
     return refuse("another probe is inside the instructions it displaces");
   auto trampoline = trampoline_for(probe, *plan);
   if (!trampoline) return refuse(trampoline.error());
   probe.trampoline = *trampoline;
-  probe.resume_copy = arch::trampoline_copy_address(*plan, *trampoline, probe.address);
+  probe.resume_copy = probe.syscall_at != 0
+                          ? arch::syscall_trampoline_copy_address(*plan, *trampoline, probe.address)
+                          : arch::trampoline_copy_address(*plan, *trampoline, probe.address);
   probe.displaced_length = static_cast<uint8_t>(end - probe.address);
   const auto offset = static_cast<ptrdiff_t>(probe.address - probe.function_address);
   probe.displaced.assign(code.begin() + offset, code.begin() + offset + probe.displaced_length);
@@ -86,12 +94,18 @@ Result<void, std::string> ProbeRegistry::prepare_jump(Probe& probe) {
 // a thread may be in one for any length of time).
 Result<uint64_t, std::string> ProbeRegistry::trampoline_for(const Probe& probe,
                                                             const arch::OptimizePlan& plan) {
-  TrampolineKey key{probe.address, arch::displaced_bytes(plan)};
+  TrampolineKey key{probe.address, arch::displaced_bytes(plan), probe.syscall_at};
   if (auto cached = trampolines_.find(key); cached != trampolines_.end()) return cached->second;
-  auto memory = slots_->allocate(probe.address, arch::kTrampolineBytes);
+  const bool site = probe.syscall_at != 0;
+  if (site && optimizer_->syscall_enter == 0) return refuse("system call sites are not rewritten");
+  const uint64_t size = site ? arch::kSyscallTrampolineBytes : arch::kTrampolineBytes;
+  auto memory = slots_->allocate(probe.address, size);
   if (!memory) return refuse(memory.error().message);
-  std::vector<uint8_t> bytes(arch::kTrampolineBytes);
-  auto written = arch::write_trampoline(plan, *memory, optimizer_->handler, probe.address, bytes);
+  std::vector<uint8_t> bytes(size);
+  auto written =
+      site ? arch::write_syscall_trampoline(plan, *memory, optimizer_->syscall_enter,
+                                            optimizer_->syscall_exit, probe.syscall_at, bytes)
+           : arch::write_trampoline(plan, *memory, optimizer_->handler, probe.address, bytes);
   if (!written) return refuse(written.error());
   bytes.resize(*written);
   if (auto copied = patcher_.write(*memory, bytes); !copied) return refuse(copied.error().message);
@@ -110,7 +124,7 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   std::vector<DisplacedRange> ranges;
   for (const Probe* probe : prepared) {
     ranges.push_back({probe->address, probe->address + probe->displaced_length, probe->resume_copy,
-                      probe->slot, probe->slot + arch::kSlotBytes});
+                      probe->slot, probe->slot + arch::kSlotBytes, probe->syscall_at != 0});
   }
   auto clear = optimizer_->clear_threads(ranges);
   if (!clear) return note_reason(prepared, clear.error());
@@ -255,7 +269,8 @@ void ProbeRegistry::unoptimize_around(uint64_t address) noexcept {
 std::vector<ProbeState> ProbeRegistry::states(uint64_t begin, uint64_t end) const {
   std::vector<ProbeState> states;
   for (const auto& [address, probe] : probes_) {
-    if (address < begin || address >= end || !probe->armed.load() || probe->internal != nullptr) {
+    if (address < begin || address >= end || !probe->armed.load() || probe->internal != nullptr ||
+        probe->syscall_at != 0) {
       continue;
     }
     states.push_back({address, probe->optimized.load(), probe->breakpoint_reason});

@@ -42,6 +42,9 @@ enum class MessageType : uint8_t {
   kObjectsChanged,
   kDetach,
   kDetached,
+  // attach: the thread the CLI borrowed to load the agent runs the
+  // program's own code again (its registers restored, ptrace gone).
+  kResumed,
 };
 
 struct LoadedObject {

@@ -242,4 +242,58 @@ Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function
   return plan;
 }
 
+namespace {
+
+// The instructions ending with the syscall at `index`, at least kJumpLength
+// bytes: the index of the first, or why there is none.
+Result<size_t, std::string> syscall_run_start(const std::vector<Scanned>& insns, size_t index) {
+  size_t length = insns[index].length;
+  size_t first = index;
+  while (length < kJumpLength) {
+    if (first == 0) {
+      return unexpected("only " + std::to_string(length) +
+                        " bytes of instructions from the function's start to the syscall");
+    }
+    --first;
+    length += insns[first].length;
+  }
+  return first;
+}
+
+}  // namespace
+
+Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> function_code,
+                                                      uint64_t function_address,
+                                                      uint64_t syscall_address,
+                                                      std::span<const uint64_t> landing_pads) {
+  auto insns = scan_function(function_code, function_address);
+  if (!insns) return unexpected(insns.error());
+  auto at = std::find_if(insns->begin(), insns->end(),
+                         [&](const Scanned& s) { return s.address == syscall_address; });
+  if (at == insns->end() || at->mnemonic != ZYDIS_MNEMONIC_SYSCALL) {
+    return unexpected("no syscall instruction at " + hex(syscall_address));
+  }
+  const auto index = static_cast<size_t>(at - insns->begin());
+  auto first = syscall_run_start(*insns, index);
+  if (!first) return unexpected(first.error());
+  OptimizePlan plan;
+  plan.address = (*insns)[*first].address;
+  for (size_t i = *first; i <= index; ++i) {
+    const size_t offset = (*insns)[i].address - function_address;
+    auto insn = decode_insn(function_code.subspan(offset), (*insns)[i].address);
+    if (!insn) return unexpected(insn.error());
+    if (i < index) {
+      // Not the last: no branch at all (a copy's length must not change).
+      if (const char* why = cannot_displace(*insn, i == *first, false)) {
+        return unexpected(displaced_refusal(*insn, why));
+      }
+    }
+    plan.displaced.push_back(*insn);
+    plan.displaced_length = static_cast<uint8_t>(plan.displaced_length + insn->length);
+  }
+  if (auto ok = check_branches(*insns, plan); !ok) return unexpected(ok.error());
+  if (auto ok = check_landing_pads(landing_pads, plan); !ok) return unexpected(ok.error());
+  return plan;
+}
+
 }  // namespace dprobe::arch::x86_64

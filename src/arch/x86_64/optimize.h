@@ -29,8 +29,9 @@
 
 namespace dprobe::arch::x86_64 {
 
-inline constexpr size_t kJumpLength = 5;        // jmp rel32
-inline constexpr size_t kTrampolineSize = 256;  // room for one probe's trampoline
+inline constexpr size_t kJumpLength = 5;               // jmp rel32
+inline constexpr size_t kTrampolineSize = 256;         // room for one probe's trampoline
+inline constexpr size_t kSyscallTrampolineSize = 512;  // two handler calls
 
 struct OptimizePlan {
   uint64_t address = 0;          // the probe address
@@ -115,6 +116,45 @@ std::array<uint8_t, kJumpLength> site_jump(uint64_t site, uint64_t trampoline);
 // instruction; bytes that do not decode count as yes): the hit path must
 // have none. For tests that disassemble it.
 bool touches_extended_state(const Insn& insn);
+
+// ---- System call sites ------------------------------------------------------
+//
+// A `syscall` instruction the program runs often, made into a jump so that
+// the agent sees the call without a SIGSYS: the instructions that end with
+// the syscall (at least 5 bytes, the syscall last) are replaced by a jump
+// to a trampoline that runs them, calls enter(regs, cookie) just before
+// the syscall and exit(regs, cookie) just after it, and jumps back to the
+// instruction after the syscall. Ending the range at the syscall keeps
+// every thread the kernel holds in that call, and every return from a
+// SIGSYS there, outside the replaced bytes: they resume after them.
+//
+// The instructions before the syscall are copied first, each at its own
+// offset from the trampoline's start (a disp32 retargeted keeps the
+// length), so a thread found among them moves to the same offset of the
+// trampoline, and one about to run the syscall to the enter call.
+
+// Refuses as can_optimize does (boundaries, branches into the bytes,
+// landing pads, what cannot run elsewhere), and any branch among the
+// instructions before the syscall.
+Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> function_code,
+                                                      uint64_t function_address,
+                                                      uint64_t syscall_address,
+                                                      std::span<const uint64_t> landing_pads);
+
+struct SyscallTrampolineSpec {
+  uint64_t address = 0;
+  uint64_t enter = 0;   // extern "C" void enter(SavedRegs* regs, uint64_t cookie)
+  uint64_t exit = 0;    // the same, after the syscall, with its result in ax
+  uint64_t cookie = 0;  // the syscall's address
+};
+
+// Into `out` (at least kSyscallTrampolineSize bytes): the copies, then the
+// two calls around `syscall`, each saving and restoring the general
+// registers and flags as write_trampoline does (the handler may change
+// them: enter the call's number and arguments, exit its result).
+Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
+                                                     const SyscallTrampolineSpec& spec,
+                                                     std::span<uint8_t> out);
 
 }  // namespace dprobe::arch::x86_64
 

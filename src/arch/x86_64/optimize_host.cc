@@ -14,6 +14,26 @@ Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> cod
 
 size_t displaced_length(const OptimizePlan& plan) { return plan.displaced_length; }
 
+Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> code,
+                                                       uint64_t function_address,
+                                                       uint64_t syscall_address,
+                                                       std::span<const uint64_t> landing_pads) {
+  return x86_64::can_rewrite_syscall(code, function_address, syscall_address, landing_pads);
+}
+
+uint64_t displaced_address(const OptimizePlan& plan) { return plan.address; }
+
+Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan, uint64_t address,
+                                                     uint64_t enter, uint64_t exit, uint64_t cookie,
+                                                     std::span<uint8_t> out) {
+  return x86_64::write_syscall_trampoline(plan, {address, enter, exit, cookie}, out);
+}
+
+uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline,
+                                         uint64_t pc) {
+  return trampoline + (pc - plan.address);
+}
+
 std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan) {
   std::vector<uint8_t> bytes;
   for (const x86_64::Insn& insn : plan.displaced) {

@@ -394,6 +394,60 @@ std::optional<uint64_t> original_pc_of(const OptimizePlan& plan, uint64_t trampo
   return std::nullopt;
 }
 
+namespace {
+
+// The instructions before a site's syscall, each at its own offset.
+Result<void, std::string> copy_before_syscall(Emitter& e, const OptimizePlan& plan,
+                                              uint64_t trampoline) {
+  for (size_t i = 0; i + 1 < plan.displaced.size(); ++i) {
+    const Insn& insn = plan.displaced[i];
+    const Classified c = classify_insn(insn);
+    if (c.branch != Branch::kNone) {
+      return unexpected("the branch at " + hex(insn.address) + " is before the system call");
+    }
+    const size_t start = e.pos();
+    for (size_t b = 0; b < insn.length; ++b) e.put({insn.bytes[b]});
+    if (!c.rip_relative) continue;
+    const int64_t disp = distance(trampoline + start + insn.length, c.rip_target);
+    if (!fits_int32(disp)) {
+      return unexpected("the instruction at " + hex(insn.address) + " refers to " +
+                        hex(c.rip_target) + ", beyond disp32 reach of the trampoline at " +
+                        hex(trampoline));
+    }
+    e.patch_le(start + c.disp_offset, static_cast<uint64_t>(disp), 4);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
+                                                     const SyscallTrampolineSpec& spec,
+                                                     std::span<uint8_t> out) {
+  if (out.size() < kSyscallTrampolineSize) {
+    return unexpected("the trampoline buffer holds " + std::to_string(out.size()) +
+                      " bytes, needs " + std::to_string(kSyscallTrampolineSize));
+  }
+  if (auto ok = check_plan(plan); !ok) return unexpected(ok.error());
+  const Insn& last = plan.displaced.back();
+  if (last.length != 2 || last.bytes[0] != 0x0f || last.bytes[1] != 0x05) {
+    return unexpected(std::string("the displaced instructions do not end with a syscall"));
+  }
+  Emitter e(out);
+  if (auto copied = copy_before_syscall(e, plan, spec.address); !copied) {
+    return unexpected(copied.error());
+  }
+  const size_t enter_ip = emit_save_call_restore(e, {spec.address, spec.enter, spec.cookie});
+  e.put({0x0f, 0x05});  // syscall
+  const size_t exit_ip = emit_save_call_restore(e, {spec.address, spec.exit, spec.cookie});
+  jump_to(e, spec.address, plan.address + plan.displaced_length);
+  // Both frames' ip: the syscall's address, one literal.
+  e.patch_le(enter_ip, e.pos() - (enter_ip + 4), 4);
+  e.patch_le(exit_ip, e.pos() - (exit_ip + 4), 4);
+  e.put_le(spec.cookie, 8);
+  return e.pos();
+}
+
 std::array<uint8_t, kJumpLength> site_jump(uint64_t site, uint64_t trampoline) {
   const int64_t rel = distance(site + kJumpLength, trampoline);
   assert(fits_int32(rel));
