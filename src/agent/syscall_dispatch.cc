@@ -211,7 +211,9 @@ int gadget_for(uint64_t back, int64_t nr) {
 struct Call {
   int64_t nr;
   uint64_t site;  // the address after the syscall instruction
-  arch::SavedRegs regs;
+  // The registers of the call: the handler's copy of a signal's context, or
+  // a trampoline's frame itself (copying it would call memcpy, maybe probed).
+  arch::SavedRegs* regs;
 };
 
 bool traced_here(const ThreadTrace& thread) {
@@ -227,7 +229,7 @@ void record_all(std::span<const AgentEvent* const> events, const Call& call, Thr
   // The call site, as the ip field: the instruction that made the call.
   const HitInfo hit{call.site - 2, record_time(), current_cpu(), safe_memory_reader()};
   for (const AgentEvent* event : events) {
-    record_entry_event(*event, hit, call.regs, thread, *state.memory);
+    record_entry_event(*event, hit, *call.regs, thread, *state.memory);
   }
 }
 
@@ -240,7 +242,7 @@ void record_enter(const Filter& filter, const Call& call, ThreadTrace& thread) {
 
 void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elapsed_ns,
                  ThreadTrace& thread) {
-  call.regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(result);
+  call.regs->slot[arch::x86_64::kAx] = static_cast<uint64_t>(result);
   thread.in_handler = true;
   record_all(filter.exit_of(static_cast<uint32_t>(call.nr)), call, thread);
   record_all(filter.raw_exit, call, thread);
@@ -254,13 +256,14 @@ void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elap
   }
 }
 
-Call call_of(const siginfo_t& info, const ucontext_t& context) {
+Call call_of(const siginfo_t& info, const ucontext_t& context, arch::SavedRegs& regs) {
   Call call;
-  arch::load_regs(context, call.regs);
+  arch::load_regs(context, regs);
+  call.regs = &regs;
   call.nr = info.si_syscall;
   call.site = reinterpret_cast<uint64_t>(info.si_call_addr);
-  call.regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
-  call.regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(call.nr);
+  regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
+  regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(call.nr);
   return call;
 }
 
@@ -268,7 +271,7 @@ long arg(const Call& call, int index) {
   static constexpr arch::x86_64::Reg kArgs[] = {arch::x86_64::kDi, arch::x86_64::kSi,
                                                 arch::x86_64::kDx, arch::x86_64::kR10,
                                                 arch::x86_64::kR8, arch::x86_64::kR9};
-  return static_cast<long>(call.regs.slot[kArgs[index]]);
+  return static_cast<long>(call.regs->slot[kArgs[index]]);
 }
 
 // ---- Calls made elsewhere than in the handler -----------------------------
@@ -334,6 +337,21 @@ struct CallInFlight {
 __attribute__((tls_model("initial-exec"))) thread_local CallInFlight t_call;
 
 char* own_selector() { return t_selector != 0 ? &g_selectors[t_selector - 1] : nullptr; }
+
+// The program's own Syscall User Dispatch would take the thread's SIGSYS
+// from the agent's: refused while the agent traces, and counted for the CLI
+// to say so at the end.
+bool is_own_dispatch_request(const Call& call) {
+  return call.nr == SYS_prctl && arg(call, 0) == kPrSetSyscallUserDispatch;
+}
+
+long refuse_own_dispatch() {
+  AgentState& state = agent_state();
+  if (state.memory) {
+    __atomic_fetch_add(&state.memory->header().dispatch_refused, 1, __ATOMIC_RELAXED);
+  }
+  return -EBUSY;
+}
 
 long make_call(const Call& call) {
   return arch::raw_syscall(call.nr, arg(call, 0), arg(call, 1), arg(call, 2), arg(call, 3),
@@ -460,7 +478,8 @@ void* dispatch_restorer() noexcept { return dprobe_dispatch_restorer; }
 
 bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
   if (info.si_code != kSysUserDispatch) return false;
-  Call call = call_of(info, context);
+  arch::SavedRegs regs;
+  Call call = call_of(info, context, regs);
   ThreadTrace& thread = current_thread();
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   const bool traced = filter != nullptr && traced_here(thread);
@@ -479,7 +498,7 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
       arch::set_context_pc(context, gadget_address(static_cast<size_t>(gadget)));
       return true;
     }
-    if (call.nr != SYS_fork && (clone_flags(call.nr, call.regs) & CLONE_VM) != 0) {
+    if (call.nr != SYS_fork && (clone_flags(call.nr, *call.regs) & CLONE_VM) != 0) {
       set_result(context, -EAGAIN);  // no gadget left: refused, never run astray
       return true;
     }
@@ -487,8 +506,9 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
   }
   const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(call.nr));
   const uint64_t start = timed ? monotonic_ns() : 0;
-  const long result =
-      call.nr == SYS_rt_sigprocmask ? set_context_mask(call, context) : make_call(call);
+  const long result = call.nr == SYS_rt_sigprocmask   ? set_context_mask(call, context)
+                      : is_own_dispatch_request(call) ? refuse_own_dispatch()
+                                                      : make_call(call);
   const uint64_t elapsed = timed ? monotonic_ns() - start : 0;
   set_result(context, result);
   // A child forked here is another process: not this session's to record.
@@ -507,11 +527,13 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
     return false;
   }
   const Gadget& gadget = g_gadgets[index];
+  arch::SavedRegs regs;
+  arch::load_regs(context, regs);
   Call call;
-  arch::load_regs(context, call.regs);
+  call.regs = &regs;
   call.nr = gadget.nr.load(std::memory_order_acquire);
   call.site = gadget.back.load(std::memory_order_acquire);
-  const auto result = static_cast<int64_t>(call.regs.slot[arch::x86_64::kAx]);
+  const auto result = static_cast<int64_t>(regs.slot[arch::x86_64::kAx]);
   arch::set_context_pc(context, call.site);
   ThreadTrace& thread = current_thread();
   const Filter* filter = g_filter.load(std::memory_order_acquire);
@@ -526,7 +548,7 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
     enable_dispatch_on_this_thread();
   }
   if (filter == nullptr || !traced_here(thread)) return true;
-  call.regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
+  regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
   const uint64_t elapsed = t_clone_start_ns != 0 ? monotonic_ns() - t_clone_start_ns : 0;
   record_exit(*filter, call, result, elapsed, thread);
   return true;
@@ -567,15 +589,15 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   Call call;
   call.nr = nr;
   call.site = syscall_address + 2;
-  call.regs = *regs;
-  call.regs.slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(nr);
+  call.regs = regs;  // its orig_ax slot is the frame's own, never restored
+  regs->slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(nr);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
   const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(nr));
   t_call = {true, traced, false, nr, 0, timed ? monotonic_ns() : 0};
-  if (nr == SYS_rt_sigprocmask) {
+  if (nr == SYS_rt_sigprocmask || is_own_dispatch_request(call)) {
     t_call.substituted = true;
-    t_call.result = block_real_mask(call);
+    t_call.result = nr == SYS_rt_sigprocmask ? block_real_mask(call) : refuse_own_dispatch();
     regs->slot[dprobe::arch::x86_64::kAx] = SYS_getppid;  // the syscall, made harmless
   }
   *selector = kSelectorAllow;
@@ -597,8 +619,8 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   Call call;
   call.nr = t_call.nr;
   call.site = syscall_address + 2;
-  call.regs = *regs;
-  call.regs.slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(t_call.nr);
+  call.regs = regs;
+  regs->slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(t_call.nr);
   const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::x86_64::kAx]);
   const uint64_t elapsed = t_call.start_ns != 0 ? monotonic_ns() - t_call.start_ns : 0;
   record_exit(*filter, call, result, elapsed, current_thread());

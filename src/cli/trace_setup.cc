@@ -176,6 +176,7 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
     trace.tracer->print_profile(stderr);
     std::fflush(stderr);
   }
+  errors << trace.tracer->dispatch_refused_message();
   if (settings.session.syscall_summary) {
     errors << render_syscall_summary(trace.tracer->syscall_counts());
   }

@@ -116,6 +116,8 @@ void Tracer::let_go(Traced& traced) {
     traced.counts.push_back(count_of(traced, i));
   }
   add_syscall_stats(traced.session->memory(), syscall_totals_);
+  dispatch_refused_ +=
+      __atomic_load_n(&traced.session->memory().header().dispatch_refused, __ATOMIC_RELAXED);
   lost_.add(*traced.reader);
   note_pending(traced);
   const std::vector<std::string> problems = traced.reader->problems();
@@ -278,6 +280,21 @@ void Tracer::add_syscall_stats(const trace::TraceMemory& memory,
     totals[nr].errors += stats.errors.load(std::memory_order_relaxed);
     totals[nr].total_ns += stats.total_ns.load(std::memory_order_relaxed);
   }
+}
+
+std::string Tracer::dispatch_refused_message() {
+  std::lock_guard lock(mutex_);
+  uint64_t refused = dispatch_refused_;
+  for (auto& traced : traced_) {
+    if (!traced->ended) {
+      refused +=
+          __atomic_load_n(&traced->session->memory().header().dispatch_refused, __ATOMIC_RELAXED);
+    }
+  }
+  if (refused == 0) return {};
+  return "dprobe: the program asked " + std::to_string(refused) +
+         " time(s) for Syscall User Dispatch of its own (prctl PR_SET_SYSCALL_USER_DISPATCH); "
+         "refused with EBUSY while its system calls were traced\n";
 }
 
 std::vector<SyscallCount> Tracer::syscall_counts() {

@@ -87,6 +87,9 @@ class Tracer {
   // After finish(): every traced process's system calls (--summary), by
   // number, summed over the processes.
   std::vector<SyscallCount> syscall_counts();
+  // After finish(): what to say of the program's own Syscall User Dispatch
+  // requests refused while its calls were traced; empty if none.
+  std::string dispatch_refused_message();
   // After finish(): the warnings it wrote, for a trace file's notes.
   const std::string& warnings() const { return warnings_; }
   // Each event's hits and misses, across every process.
@@ -141,6 +144,7 @@ class Tracer {
   TracePass record_pass_;  // with options_.records: their chunks
   LostCounts lost_;
   std::vector<SyscallCount> syscall_totals_;  // by number: the processes that ended
+  uint64_t dispatch_refused_ = 0;             // the same, for prctl's refused
   int output_error_ = 0;                      // written by the drainer under mutex_
   int records_error_ = 0;
   std::vector<std::string> problems_;

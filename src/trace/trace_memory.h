@@ -35,7 +35,10 @@ struct TraceMemoryHeader {
   uint32_t slot_count;
   uint32_t event_slots;
   uint32_t clock;  // a ClockKind (trace/trace_clock.h): what the records' timestamps count
-  uint32_t reserved;
+  // The program's own prctl(PR_SET_SYSCALL_USER_DISPATCH) calls the agent
+  // refused (EBUSY) while it traced system calls: two dispatchers cannot
+  // share a thread. Counted with __atomic builtins.
+  uint32_t dispatch_refused;
   uint64_t ring_bytes;  // one ring block, control page included
   uint64_t counters_offset;
   uint64_t syscalls_offset;

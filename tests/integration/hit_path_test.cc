@@ -24,7 +24,7 @@ constexpr std::array kHitPath = {
     "dprobe_optimized_hit",
     "on_probe_hit",
     "run_handlers",
-    "record_event",
+    "record_entry_event",
     "count_misses",
     "hijack_return",
     "dprobe_return_hit",
@@ -44,6 +44,12 @@ constexpr std::array kHitPath = {
     "ProbeTable::find",
     "ReturnInstancePool::acquire",
     "ReturnInstancePool::release",
+    // A rewritten system call site's trampoline (syscall_dispatch.h).
+    "dprobe_syscall_enter",
+    "dprobe_syscall_exit",
+    "record_enter",
+    "record_exit",
+    "block_real_mask",
 };
 
 std::string agent_library() {

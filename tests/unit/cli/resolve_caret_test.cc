@@ -106,11 +106,15 @@ constexpr ErrorCode kCaretTestedElsewhere[] = {
     ErrorCode::EVENT_TOO_BIG,  // tests/unit/lang/error_caret_test.cc, ParseCaretLong
     // What the agent reports: tests/unit/cli/arm_errors_test.cc, and end to
     // end in tests/integration.
-    ErrorCode::BAD_INSN_BNDRY, ErrorCode::BAD_INSN, ErrorCode::BLACKLISTED, ErrorCode::NO_OOL_SLOT,
+    ErrorCode::BAD_INSN_BNDRY,
+    ErrorCode::BAD_INSN,
+    ErrorCode::BLACKLISTED,
+    ErrorCode::NO_OOL_SLOT,
     ErrorCode::FAIL_REG_PROBE,
     ErrorCode::OBJ_NOT_LOADED,  // tests/unit/cli/probe_plan_test.cc
     // Event selectors (syscalls:GLOB): tests/unit/lang/syscall_events_test.cc
-    ErrorCode::NO_TRACEPOINT, ErrorCode::NO_SYSCALL_TABLE,
+    ErrorCode::NO_TRACEPOINT,
+    ErrorCode::NO_SYSCALL_TABLE,
 };
 
 struct Expanded {

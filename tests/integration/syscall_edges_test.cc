@@ -1,0 +1,140 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// System calls at the edges (tests/programs/syscall_edges.c), where the
+// program must behave exactly as it does untraced: a signal that
+// interrupts a blocking read (EINTR, or the read restarted), a program
+// with its own SIGSYS handler and a seccomp filter that traps a call, a
+// program that closes every descriptor before it works.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "integration/dprobe_run.h"
+#include "integration/live_process.h"
+#include "integration/syscall_lines.h"
+
+namespace dprobe::integration {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const std::string kEdges = program("syscall_edges_O2");
+
+// The exit lines of the system call `name`.
+std::vector<std::string> results_of(const std::string& trace, std::string_view name) {
+  std::vector<std::string> results;
+  for (const SyscallLine& line : syscall_lines_of(parse_syscall_trace(trace), name)) {
+    if (line.is_exit()) results.push_back(line.result());
+  }
+  return results;
+}
+
+// ---- Signals in blocking calls -----------------------------------------------------
+
+// SIGALRM's handler, installed without SA_RESTART, runs while read waits
+// on an empty pipe: the read fails with EINTR, in the trace and in the
+// program; the next read gets what the handler wrote.
+TEST(SyscallSignals, AHandlerWithoutRestartInterruptsTheRead) {
+  const RunResult run =
+      run_traced({"syscalls:sys_enter_read", "syscalls:sys_exit_read"}, {kEdges, "eintr"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("syscall_edges: read -1 errno 4 then 4 'data'\n")) << run;
+  EXPECT_THAT(results_of(run.out, "read"), ElementsAre("0xfffffffffffffffc", "0x4")) << run;
+}
+
+// With SA_RESTART the program never sees the interruption: its one read
+// returns the data the handler wrote.
+TEST(SyscallSignals, AHandlerWithRestartLetsTheReadGetTheData) {
+  const RunResult run =
+      run_traced({"syscalls:sys_enter_read", "syscalls:sys_exit_read"}, {kEdges, "restart"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("syscall_edges: read 4 errno 0 then 4 'data'\n")) << run;
+  const auto results = results_of(run.out, "read");
+  ASSERT_FALSE(results.empty()) << run;
+  EXPECT_EQ(results.back(), "0x4") << run;
+}
+
+// ---- A program's own SIGSYS -----------------------------------------------------------
+
+// The program's seccomp filter traps getpid (SECCOMP_RET_TRAP): its own
+// handler still gets that SIGSYS, with si_code SYS_SECCOMP and the call's
+// number, and its answer (4242) is what getpid returns; the sandboxed
+// program then makes a thread that works.
+TEST(SyscallSeccomp, TheProgramsOwnHandlerGetsItsSigsys) {
+  const RunResult run = run_traced({"syscalls:sys_enter_getppid"}, {kEdges, "seccomp"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("syscall_edges: seccomp getpid 4242 code 1 nr 39 ")) << run;
+  EXPECT_THAT(run.out, HasSubstr(" errno 0 thread 1 ")) << run;
+}
+
+// The thread the sandboxed program makes is traced: main's getppid and
+// the thread's three. Disabled: the agent asks the kernel its process id
+// in the new thread (to tell a thread from a forked child), the program's
+// filter traps that getpid too, the program's handler answers 4242, and
+// the agent takes the thread for another process: its dispatch stays off,
+// none of its calls is traced.
+TEST(SyscallSeccomp, DISABLED_AThreadOfTheSandboxedProgramIsTraced) {
+  const RunResult run = run_traced({"syscalls:sys_enter_getppid"}, {kEdges, "seccomp"});
+  ASSERT_EQ(run.status, 0) << run;
+  const std::map<uint64_t, size_t> calls = lines_per_tid(parse_syscall_trace(run.out));
+  ASSERT_EQ(calls.size(), 2u) << "main and its thread: " << run;
+  EXPECT_EQ(calls.begin()->second + calls.rbegin()->second, 4u) << run;
+}
+
+// Exactly as untraced, down to what its handler is told: one SIGSYS (its
+// getpid's), at its own call site. Disabled: under dprobe the handler is
+// called twice (the agent's own getpid in the new thread is trapped as
+// well: "traps 2"), and told the address of the agent's syscall
+// instruction, where the call was made again ("site 0").
+TEST(SyscallSeccomp, DISABLED_TheProgramBehavesExactlyAsUntraced) {
+  const RunResult untraced = run_program({kEdges, "seccomp"});
+  ASSERT_EQ(untraced.status, 0) << untraced;
+  ASSERT_THAT(untraced.out, HasSubstr(" site 1 ")) << untraced;
+  ASSERT_THAT(untraced.out, HasSubstr(" traps 1\n")) << untraced;
+  const RunResult run =
+      run_traced({"syscalls:sys_enter_getppid"}, {kEdges, "seccomp"}, {"-o", "/dev/null"});
+  EXPECT_EQ(run.status, untraced.status) << run;
+  EXPECT_EQ(run.out, untraced.out) << run;
+}
+
+// ---- No descriptors ------------------------------------------------------------------
+
+// The program closes 0..1023 (and, with "range", every descriptor through
+// close_range) before it works: its calls are traced on, its file opens as
+// descriptor 0, and what it writes there is whole.
+class SyscallDescriptors : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SyscallDescriptors, AProgramThatClosesEveryDescriptorIsTracedOn) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string file = dir.file("out");
+  std::vector<std::string> command{kEdges, "closeall", file};
+  if (*GetParam() != '\0') command.push_back(GetParam());
+  const RunResult run = run_traced({"syscalls:sys_exit_openat", "syscalls:sys_*_getppid"}, command);
+  ASSERT_EQ(run.status, 0) << run;
+  const std::string written = read_file(file);
+  const auto ppid = last_number_after(written, " ppid ");
+  ASSERT_TRUE(ppid) << written;
+  EXPECT_EQ(written, "syscall_edges: closeall fd 0 ppid " + std::to_string(*ppid) + "\n");
+  const auto lines = parse_syscall_trace(run.out);
+  const auto opened = results_of(run.out, "openat");
+  ASSERT_FALSE(opened.empty()) << run;
+  EXPECT_EQ(opened.back(), "0x0") << "its file is descriptor 0: " << run;
+  const std::string exit = "sys_getppid -> " + exit_value(static_cast<int64_t>(*ppid));
+  EXPECT_THAT(texts_of(syscall_lines_of(lines, "getppid")),
+              ElementsAre("sys_getppid()", exit, "sys_getppid()", exit, "sys_getppid()", exit))
+      << run;
+}
+
+INSTANTIATE_TEST_SUITE_P(SyscallEdges, SyscallDescriptors, ::testing::Values("", "range"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return *info.param == '\0' ? std::string("Loop")
+                                                      : std::string("CloseRange");
+                         });
+
+}  // namespace
+}  // namespace dprobe::integration
