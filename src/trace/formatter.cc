@@ -145,11 +145,11 @@ void append_left_aligned(std::string& out, std::string_view text, size_t width) 
 std::string_view digits(const fmt::format_int& number) { return {number.data(), number.size()}; }
 
 // The tail of %pS after the name: "+0xoff/0xsize".
-void append_symbol_offset(std::string& out, const SymbolHit& hit) {
+void append_symbol_offset(std::string& out, uint64_t offset, uint64_t size) {
   out.push_back('+');
-  append_hex(out, hit.offset);
+  append_hex(out, offset);
   out.push_back('/');
-  append_hex(out, hit.size);
+  append_hex(out, size);
 }
 
 // seconds.microseconds, truncated as the kernel's trace output does.
@@ -337,7 +337,7 @@ class TextLine {
     const std::optional<SymbolHit> hit = find_symbol(symbolizer_, address);
     if (!hit) return append_hex(out_, address);
     out_.append(hit->name);
-    if (with_offset) append_symbol_offset(out_, *hit);
+    if (with_offset) append_symbol_offset(out_, hit->offset, hit->size);
   }
 
   template <typename Body>
@@ -415,6 +415,12 @@ class JsonLine {
   }
 
   // "ip":"0x..","sym":"name+0xoff/0xsize", the sym key only when known.
+// GCC 12 sees a dangling pointer to the symbol here that is not there (a
+// false positive of its -Wdangling-pointer once append_hex is inlined).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
   void address(std::string_view ip_key, std::string_view sym_key, uint32_t offset,
                bool with_offset) {
     key(ip_key);
@@ -426,9 +432,12 @@ class JsonLine {
     key(sym_key);
     out_.push_back('"');
     append_json_escaped(out_, hit->name);
-    if (with_offset) append_symbol_offset(out_, *hit);
+    if (with_offset) append_symbol_offset(out_, hit->offset, hit->size);
     out_.push_back('"');
   }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
   void arg(const EventArg& arg) {
     out_.push_back('"');
@@ -490,7 +499,7 @@ class JsonLine {
     if (!hit) return hex_string(address);
     out_.push_back('"');
     append_json_escaped(out_, hit->name);
-    append_symbol_offset(out_, *hit);
+    append_symbol_offset(out_, hit->offset, hit->size);
     out_.push_back('"');
   }
 

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/utsname.h>
 
 #include <filesystem>
 #include <fstream>
@@ -175,9 +176,29 @@ uint32_t event_id(const std::string& format) {
   return static_cast<uint32_t>(std::stoul(format.substr(at + 5)));
 }
 
+// The kernel release the table was captured from: its header's "of Linux X (".
+std::string captured_release() {
+  const fs::path data = fs::path(__FILE__).parent_path() / "../../../data/syscalls/x86_64.inc";
+  const std::string text = read_text(data);
+  const size_t at = text.find("of Linux ");
+  if (at == std::string::npos) return {};
+  const size_t end = text.find(' ', at + 9);
+  return text.substr(at + 9, end == std::string::npos ? end : end - (at + 9));
+}
+
+std::string running_release() {
+  utsname name{};
+  return ::uname(&name) == 0 ? name.release : "";
+}
+
 // Why the machine's formats cannot be compared here, or "" when they can.
+// Another kernel has other system calls: the table is of the one it was
+// captured from, and this test checks exactly that one.
 std::string tracefs_unreadable() {
   if (arch::host_isa() != kX86) return "no captured table for this host's ISA";
+  if (const std::string captured = captured_release(); captured != running_release()) {
+    return "this is Linux " + running_release() + ", the table is of Linux " + captured;
+  }
   const fs::path probe = fs::path(kTracefsEvents) / "syscalls/sys_enter_openat/format";
   if (!std::ifstream(probe)) return "cannot read " + probe.string() + " (root? tracefs mounted?)";
   return "";
