@@ -68,6 +68,7 @@ bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
   pthread_t thread;
   auto body = [](void* self) -> void* {
     current_thread().is_agent = true;
+    set_site_rewriter();
     static_cast<Controller*>(self)->read_loop();
     return nullptr;
   };

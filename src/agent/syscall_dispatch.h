@@ -84,6 +84,10 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept;
 // the child. True when it was one.
 bool clone_gadget_returned(ucontext_t& context) noexcept;
 
+// The calling thread rewrites the sites (the agent's controller): a new
+// one wakes it from its wait.
+void set_site_rewriter() noexcept;
+
 // Sites are not rewritten while the calling thread is borrowed by `dprobe
 // attach` to start the agent: the pc it goes back to (at a syscall it will
 // restart, maybe) is held by the CLI, out of any census's sight. The CLI
