@@ -23,6 +23,8 @@ PACKAGES=(
   ccache git clang-format clang-tidy libclang-rt-14-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # bench/syscall_cost.sh compares syscall tracing with strace
+  strace
   # real programs the tests trace
   xz-utils perl openssl
   # the man page check (man --warnings, col) and the .deb test (cpack's

@@ -131,8 +131,11 @@ std::optional<std::string> kernel_trace(int& status) {
 }
 
 // The lines from main's first call (getppid) on, of that call's thread:
-// the per-call events (syscalls) or the raw ones (raw_syscalls).
-std::vector<SyscallLine> from_main(const std::vector<SyscallLine>& lines, bool raw) {
+// the per-call events (syscalls) or the raw ones (raw_syscalls). The
+// program handles no signal: a signal return in dprobe's trace is the
+// agent's (without_signal_returns), dropped from both.
+std::vector<SyscallLine> from_main(const std::vector<SyscallLine>& all, bool raw) {
+  const std::vector<SyscallLine> lines = without_signal_returns(all);
   const auto mark = std::find_if(lines.begin(), lines.end(), [&](const SyscallLine& line) {
     return raw ? line.text.starts_with("sys_enter: NR 110 (") : line.text == "sys_getppid()";
   });

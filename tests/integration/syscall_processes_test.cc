@@ -68,7 +68,8 @@ TEST(SyscallThreads, EveryCallOfEveryThreadIsTraced) {
   ASSERT_TRUE(row) << run;
   EXPECT_EQ(row->hits, kThreads * kCalls + 1);
   EXPECT_EQ(row->misses, 0u);
-  const auto lines = parse_syscall_trace(read_file(dir.file("trace")));
+  const std::string trace = read_file(dir.file("trace"));
+  const auto lines = parse_syscall_trace(trace);
   ASSERT_EQ(lines.size(), 2 * (kThreads * kCalls + 1)) << run;
   const std::string exit = lines[1].text;  // main's call, first of all
   EXPECT_TRUE(exit.starts_with("sys_getppid -> 0x")) << exit;
@@ -79,7 +80,7 @@ TEST(SyscallThreads, EveryCallOfEveryThreadIsTraced) {
       ++exits[line.tid];
     }
   }
-  const auto enters = getppid_calls(read_file(dir.file("trace")));
+  const auto enters = getppid_calls(trace);
   size_t workers = 0;
   for (size_t at = run.out.find("syscall_calls: tid "); at != std::string::npos;
        at = run.out.find("syscall_calls: tid ", at + 1), ++workers) {

@@ -114,6 +114,19 @@ TEST(SyscallLines, DISABLED_OnlyTheProgramsOwnThreadIsTraced) {
     EXPECT_EQ(line.tid, static_cast<uint64_t>(known->pid)) << line;
 }
 
+// A program that handles no signal makes no rt_sigreturn, and none is
+// traced. Disabled: the agent's own signals to the program's threads (the
+// tagged SIGSEGV of its census, taken before a call site is rewritten)
+// return through the C library's restorer, whose rt_sigreturn is traced
+// as the program's: syscall_attach's threads show 5 to 17 in a second,
+// main 3, the agent's own thread 1.
+TEST(SyscallLines, DISABLED_NoSignalReturnThatTheProgramDidNotMake) {
+  const RunResult run =
+      run_traced({"syscalls:sys_enter_rt_sigreturn"}, {program("syscall_attach_O2"), "1"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_TRUE(parse_syscall_trace(run.out).empty()) << run;
+}
+
 // ---- Event probes --------------------------------------------------------------
 
 // The program opens two paths through one buffer and then overwrites it:
@@ -164,7 +177,7 @@ TEST(SyscallSelectors, RawSyscallsGlobIsEveryCallByNumber) {
   // The program's own thread: the agent's may be traced too (see
   // DISABLED_OnlyTheProgramsOwnThreadIsTraced).
   std::vector<SyscallLine> lines;
-  for (const SyscallLine& line : parse_syscall_trace(run.out)) {
+  for (const SyscallLine& line : without_signal_returns(parse_syscall_trace(run.out))) {
     if (line.tid == static_cast<uint64_t>(known->pid)) lines.push_back(line);
   }
   const auto first = std::find_if(lines.begin(), lines.end(), [](const SyscallLine& line) {
