@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -65,10 +66,12 @@ bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
     closed_ = false;
     answer_.reset();
   }
+  started_.store(false);
   pthread_t thread;
   auto body = [](void* self) -> void* {
     current_thread().is_agent = true;
     set_site_rewriter();
+    static_cast<Controller*>(self)->started_.store(true);
     static_cast<Controller*>(self)->read_loop();
     return nullptr;
   };
@@ -92,6 +95,9 @@ bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
     return false;
   }
   ::pthread_detach(thread);
+  // Known as the agent's before anything asks the process's threads
+  // (syscall_dispatch.h turns the dispatch on in the program's only).
+  for (int wait = 0; wait < 100000 && !started_.load(); ++wait) ::sched_yield();
   return true;
 }
 

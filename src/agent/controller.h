@@ -11,6 +11,7 @@
 #ifndef DPROBE_AGENT_CONTROLLER_H_
 #define DPROBE_AGENT_CONTROLLER_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,7 @@ class Controller {
   std::condition_variable answered_;
   std::optional<protocol::Probes> answer_;
   bool closed_ = false;
+  std::atomic<bool> started_{false};  // its thread runs, known as the agent's
 };
 
 // Disarms every probe and stops recording: the program goes on untraced.

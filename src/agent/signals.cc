@@ -115,24 +115,40 @@ void point_back_to_original(ucontext_t& context) {
   }
 }
 
-void on_signal(int sig, siginfo_t* info, void* raw_context) {
-  auto& context = *static_cast<ucontext_t*>(raw_context);
+// Whether the signal was the agent's own (a breakpoint, a question, a
+// fault of a safe read, a traced system call), now handled.
+bool handled_by_agent(int sig, siginfo_t* info, ucontext_t& context, void* raw_context) {
   // First, before anything reads this thread's TLS: a vfork child shares
   // its parent's.
-  if (sig == SIGTRAP && is_breakpoint_trap(info) && clone_gadget_returned(context)) return;
-  if (sig == SIGSYS) {
-    if (!dispatch_syscall(*info, context)) pass_on(sig, info, context);  // a seccomp filter's
-    return;
-  }
-  if (answer_question(sig, info, context) || answer_dispatch_request(sig, *info)) return;
+  if (sig == SIGTRAP && is_breakpoint_trap(info) && clone_gadget_returned(context)) return true;
+  if (sig == SIGSYS) return dispatch_syscall(*info, context);  // else a seccomp filter's
+  if (answer_question(sig, info, context) || answer_dispatch_request(sig, *info)) return true;
   if (sig == SIGTRAP) {
-    if (is_breakpoint_trap(info) &&
-        (handle_breakpoint(context) || rewind_removed_breakpoint(context))) {
-      return;
+    return is_breakpoint_trap(info) &&
+           (handle_breakpoint(context) || rewind_removed_breakpoint(context));
+  }
+  if (info->si_code > 0 && arch::fixup_memory_fault(raw_context)) return true;
+  point_back_to_original(context);
+  return false;
+}
+
+// A signal the program never saw returns through the agent's restorer,
+// whose rt_sigreturn is in the agent's text: traced system calls are the
+// program's, and the C library's restorer would be one. The return address
+// of this handler is the frame's first word, just below the ucontext.
+void return_unseen(void* raw_context) {
+  if (!syscall_tracing_configured()) return;
+  static_cast<void**>(raw_context)[-1] = dispatch_restorer();
+}
+
+void on_signal(int sig, siginfo_t* info, void* raw_context) {
+  auto& context = *static_cast<ucontext_t*>(raw_context);
+  if (handled_by_agent(sig, info, context, raw_context)) return return_unseen(raw_context);
+  if (sig == SIGSYS) {
+    if (ucontext_t* program = seccomp_trap_context(*info, context)) {
+      if (program != &context) pass_on(sig, info, *program);
+      return return_unseen(raw_context);
     }
-  } else {
-    if (info->si_code > 0 && arch::fixup_memory_fault(raw_context)) return;
-    point_back_to_original(context);
   }
   pass_on(sig, info, context);
 }

@@ -38,6 +38,7 @@ constexpr long kDispatchOn = 1;
 constexpr char kSelectorAllow = 0;
 constexpr char kSelectorBlock = 1;
 constexpr int kSysUserDispatch = 2;  // si_code of the dispatch's SIGSYS
+constexpr int kSysSeccomp = 1;       // si_code of a seccomp filter's
 
 constexpr uint32_t kMaxNr = trace::kSyscallStatsCount;
 
@@ -75,7 +76,6 @@ struct Filter {
 };
 
 std::atomic<const Filter*> g_filter{nullptr};
-std::atomic<uint32_t> g_process{0};  // the traced process's id, for a clone's child
 
 // ---- The agent's text: the range the kernel lets through -------------------
 
@@ -192,32 +192,38 @@ std::atomic<uint32_t> g_answers{0};
 constexpr uint64_t kGadgetStride = 4;      // syscall (2), int3, nop
 constexpr uint64_t kGadgetTrapOffset = 3;  // where the int3 leaves the pc
 
+// A gadget serves one call site, one system call, and one kind of child:
+// a thread of this process or not. The child knows which by its gadget:
+// nothing it could ask then (its process id, the clone flags in the
+// parent's memory) is sure to answer truly.
 struct Gadget {
   std::atomic<uint64_t> back{0};  // the address after the call site's syscall
-  std::atomic<int64_t> nr{-1};
+  std::atomic<int64_t> key{-1};   // nr * 2, + 1 for a thread
 };
+
+int64_t gadget_key(int64_t nr, bool thread) { return nr * 2 + (thread ? 1 : 0); }
 std::array<Gadget, 64> g_gadgets;
 
 uint64_t gadget_address(size_t index) {
   return reinterpret_cast<uint64_t>(dprobe_clone_gadgets) + index * kGadgetStride;
 }
 
-// The gadget of a call site and number, taken on its first call: -1 when
+// The gadget of a call site and key, taken on its first call: -1 when
 // every gadget is taken.
-int gadget_for(uint64_t back, int64_t nr) {
+int gadget_for(uint64_t back, int64_t key) {
   for (size_t i = 0; i < g_gadgets.size(); ++i) {
     Gadget& gadget = g_gadgets[i];
     uint64_t seen = gadget.back.load(std::memory_order_acquire);
     if (seen == 0 && gadget.back.compare_exchange_strong(seen, back)) {
-      gadget.nr.store(nr, std::memory_order_release);
+      gadget.key.store(key, std::memory_order_release);
       return static_cast<int>(i);
     }
     if (seen == back) {
-      // Its number is stored right after its address: wait for it.
-      int64_t owner_nr;
-      while ((owner_nr = gadget.nr.load(std::memory_order_acquire)) == -1) {
+      // Its key is stored right after its address: wait for it.
+      int64_t owner_key;
+      while ((owner_key = gadget.key.load(std::memory_order_acquire)) == -1) {
       }
-      if (owner_nr == nr) return static_cast<int>(i);
+      if (owner_key == key) return static_cast<int>(i);
     }
   }
   return -1;
@@ -370,9 +376,75 @@ long refuse_own_dispatch() {
   return -EBUSY;
 }
 
+// close_range over [first, last] but the agent's descriptors in it.
+long close_range_around(unsigned first, unsigned last, long flags) {
+  if (first > last) return arch::raw_syscall(SYS_close_range, first, last, flags);
+  const arch::AgentDescriptorTable& ours = arch::AgentDescriptorTable::instance();
+  unsigned from = first;
+  while (true) {
+    const int held = ours.lowest_in(from, last);
+    if (held < 0) return arch::raw_syscall(SYS_close_range, from, last, flags);
+    const auto at = static_cast<unsigned>(held);
+    if (at > from) {
+      const long done = arch::raw_syscall(SYS_close_range, from, at - 1, flags);
+      if (done != 0) return done;
+    }
+    if (at == last) return 0;
+    from = at + 1;
+  }
+}
+
+// The agent's descriptors (arch/runtime/agent_descriptors.h) through the
+// program's raw close, close_range, dup2 and dup3, as the C library's
+// interposers keep them: closing one is EBADF, taking its number moves it
+// away first. Whether the call was one of those, made.
+bool keep_agent_descriptors(const Call& call, long* result) {
+  const arch::AgentDescriptorTable& ours = arch::AgentDescriptorTable::instance();
+  switch (call.nr) {
+    case SYS_close:
+      if (ours.holding(static_cast<int>(arg(call, 0))) == nullptr) return false;
+      *result = -EBADF;
+      return true;
+    case SYS_close_range:
+      *result = close_range_around(static_cast<unsigned>(arg(call, 0)),
+                                   static_cast<unsigned>(arg(call, 1)), arg(call, 2));
+      return true;
+    case SYS_dup2:
+    case SYS_dup3:
+      if (arch::AgentDescriptor* held = ours.holding(static_cast<int>(arg(call, 1)))) {
+        held->move_away();
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+// The program's call being made for it by the dispatch on this thread:
+// a seccomp filter of the program's that traps it (SIGSYS, SYS_SECCOMP,
+// from the agent's text) is the program's to handle, in this context.
+struct MadeForProgram {
+  ucontext_t* context;  // the program's, as the dispatch's SIGSYS found it
+  uint64_t site;        // the address after its syscall instruction
+  bool answered;        // the program's handler ran: its context has the result
+};
+__attribute__((tls_model("initial-exec"))) thread_local MadeForProgram* t_made_for_program;
+
 long make_call(const Call& call) {
   return arch::raw_syscall(call.nr, arg(call, 0), arg(call, 1), arg(call, 2), arg(call, 3),
                            arg(call, 4), arg(call, 5));
+}
+
+// make_call, with a trap of the program's own filter handed to the program.
+long make_call_for(const Call& call, ucontext_t& context) {
+  MadeForProgram made{&context, call.site, false};
+  t_made_for_program = &made;
+  const long result = make_call(call);
+  t_made_for_program = nullptr;
+  if (!made.answered) return result;
+  arch::SavedRegs regs;
+  arch::load_regs(context, regs);
+  return static_cast<long>(regs.slot[arch::x86_64::kAx]);
 }
 
 void set_result(ucontext_t& context, long result) {
@@ -420,7 +492,6 @@ void configure_syscall_tracing(std::span<const AgentEvent* const> events, bool s
       filter->raw_exit.push_back(event);
   }
   g_blocking.store(true);
-  g_process.store(arch::raw_getpid());
   g_filter.store(filter, std::memory_order_release);
 }
 
@@ -510,7 +581,8 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
     return true;
   }
   if (is_clone_family(call.nr)) {
-    const int gadget = gadget_for(call.site, call.nr);
+    const bool makes_thread = (clone_flags(call.nr, *call.regs) & CLONE_THREAD) != 0;
+    const int gadget = gadget_for(call.site, gadget_key(call.nr, makes_thread));
     if (gadget >= 0) {
       t_clone_start_ns = monotonic_ns();
       arch::set_context_pc(context, gadget_address(static_cast<size_t>(gadget)));
@@ -524,9 +596,14 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
   }
   const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(call.nr));
   const uint64_t start = timed ? monotonic_ns() : 0;
-  const long result = call.nr == SYS_rt_sigprocmask   ? set_context_mask(call, context)
-                      : is_own_dispatch_request(call) ? refuse_own_dispatch()
-                                                      : make_call(call);
+  long result = 0;
+  if (call.nr == SYS_rt_sigprocmask) {
+    result = set_context_mask(call, context);
+  } else if (is_own_dispatch_request(call)) {
+    result = refuse_own_dispatch();
+  } else if (!keep_agent_descriptors(call, &result)) {
+    result = make_call_for(call, context);
+  }
   const uint64_t elapsed = timed ? monotonic_ns() - start : 0;
   set_result(context, result);
   // A child forked here is another process: not this session's to record.
@@ -549,22 +626,22 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
   arch::load_regs(context, regs);
   Call call;
   call.regs = &regs;
-  call.nr = gadget.nr.load(std::memory_order_acquire);
+  const int64_t key = gadget.key.load(std::memory_order_acquire);
+  call.nr = key >> 1;
   call.site = gadget.back.load(std::memory_order_acquire);
   const auto result = static_cast<int64_t>(regs.slot[arch::x86_64::kAx]);
   arch::set_context_pc(context, call.site);
-  ThreadTrace& thread = current_thread();
-  const Filter* filter = g_filter.load(std::memory_order_acquire);
   if (result == 0) {
     // The child. A thread of this process traces on (its dispatch is off
     // until it turns it on); another process is the fork handlers' to
-    // decide. Told by its process id, not by the flags: clone3's are in the
-    // parent's memory, which the parent may have reused by now.
-    if (arch::raw_getpid() != g_process.load(std::memory_order_relaxed)) return true;
-    t_selector = 0;  // the parent's slot, seen through the parent's TLS image
+    // decide, and a vfork child shares its parent's TLS: left alone.
+    if ((key & 1) == 0) return true;
+    t_selector = 0;  // the parent's slot, if the thread shares its TLS
     t_clone_start_ns = 0;
     enable_dispatch_on_this_thread();
   }
+  ThreadTrace& thread = current_thread();
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
   if (filter == nullptr || !traced_here(thread)) return true;
   regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
   const uint64_t elapsed = t_clone_start_ns != 0 ? monotonic_ns() - t_clone_start_ns : 0;
@@ -615,9 +692,18 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   if (traced) record_enter(*filter, call, thread);
   const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(nr));
   t_call = {true, traced, false, nr, 0, timed ? monotonic_ns() : 0};
-  if (nr == SYS_rt_sigprocmask || is_own_dispatch_request(call)) {
+  long made = 0;
+  if (nr == SYS_rt_sigprocmask) {
+    made = block_real_mask(call);
     t_call.substituted = true;
-    t_call.result = nr == SYS_rt_sigprocmask ? block_real_mask(call) : refuse_own_dispatch();
+  } else if (is_own_dispatch_request(call)) {
+    made = refuse_own_dispatch();
+    t_call.substituted = true;
+  } else {
+    t_call.substituted = keep_agent_descriptors(call, &made);
+  }
+  if (t_call.substituted) {
+    t_call.result = made;
     regs->slot[dprobe::arch::x86_64::kAx] = SYS_getppid;  // the syscall, made harmless
   }
   *selector = kSelectorAllow;
@@ -645,3 +731,23 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   const uint64_t elapsed = t_call.start_ns != 0 ? monotonic_ns() - t_call.start_ns : 0;
   record_exit(*filter, call, result, elapsed, current_thread());
 }
+
+namespace dprobe::agent {
+
+ucontext_t* seccomp_trap_context(siginfo_t& info, const ucontext_t& context) noexcept {
+  if (info.si_code != kSysSeccomp) return nullptr;
+  const uint64_t pc = arch::context_pc(context);
+  if (pc < g_text.begin || pc >= g_text.end) return nullptr;  // the program's own code
+  MadeForProgram* made = t_made_for_program;
+  if (made == nullptr) {
+    // The agent's own call, refused by the program's filter: it fails, and
+    // the program, which never made it, hears nothing of it.
+    set_result(const_cast<ucontext_t&>(context), -ENOSYS);
+    return const_cast<ucontext_t*>(&context);
+  }
+  made->answered = true;
+  info.si_call_addr = reinterpret_cast<void*>(made->site);
+  return made->context;
+}
+
+}  // namespace dprobe::agent

@@ -80,6 +80,13 @@ void stop_syscall_tracing() noexcept;
 // or redirected. False for any other SIGSYS (a seccomp filter's).
 bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept;
 
+// SIGSYS from a seccomp filter (SYS_SECCOMP) at a system call of the
+// agent's text. Made for the program by the dispatch: the program's own
+// context, where its handler must run (`info` then says the program's call
+// site). The agent's own: made to fail with ENOSYS, and `context` itself
+// returned, to be resumed at once. nullptr for any other: the program's.
+ucontext_t* seccomp_trap_context(siginfo_t& info, const ucontext_t& context) noexcept;
+
 // SIGTRAP at a clone gadget's int3: the call returned, in the parent or in
 // the child. True when it was one.
 bool clone_gadget_returned(ucontext_t& context) noexcept;

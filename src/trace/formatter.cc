@@ -193,6 +193,8 @@ class TextLine {
   // The kernel's syscall lines (print_syscall_enter / print_syscall_exit):
   //   sys_openat(dfd: 0xffffff9c, filename: 0x7f4b16dcf0b1, flags: 0x80000, mode: 0)
   //   sys_openat -> 0x3
+  // An argument below 10 prints without its 0x ("fd: 3"), as 6.x kernels
+  // print it; the result always with it.
   void syscall_enter(const EventDesc& ev) {
     out_.append("sys_", 4);
     out_.append(ev.syscall_name);
@@ -204,8 +206,8 @@ class TextLine {
       const std::optional<uint64_t> value = record_.load(ev.args[i].offset, 8);
       if (!value) {
         append(kBad);
-      } else if (*value == 0) {
-        out_.push_back('0');  // %#lx
+      } else if (*value < 10) {
+        out_.push_back(static_cast<char>('0' + *value));
       } else {
         append_hex(out_, *value);
       }

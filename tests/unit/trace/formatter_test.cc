@@ -183,10 +183,14 @@ TEST(FormatText, SyscallEnterIsTheKernelsPrintSyscallEnter) {
       syscall_event(EventSource::kSyscallEnter, {"dfd", "filename", "flags", "mode"});
   RecordBuilder b(ev);
   b.ip(0x7f4b16dc0000).value(0, 0xffffff9c).value(1, 0x7f4b16dcf0b1).value(2, 0x80000).value(3, 0);
-  // Each value as %#lx: 0 without its 0x.
+  // In hex, but a value below 10 without its 0x, as the kernel prints it.
   EXPECT_EQ(text(ev, b.build()),
             std::string(kHead) +
                 "sys_openat(dfd: 0xffffff9c, filename: 0x7f4b16dcf0b1, flags: 0x80000, mode: 0)\n");
+  RecordBuilder small(ev);
+  small.ip(1).value(0, 3).value(1, 9).value(2, 10).value(3, 0x1b6);
+  EXPECT_EQ(text(ev, small.build()),
+            std::string(kHead) + "sys_openat(dfd: 3, filename: 9, flags: 0xa, mode: 0x1b6)\n");
 }
 
 TEST(FormatText, SyscallWithoutArgumentsAndExit) {
