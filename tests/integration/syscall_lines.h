@@ -159,19 +159,6 @@ inline std::map<uint64_t, size_t> lines_per_tid(const std::vector<SyscallLine>& 
   return counts;
 }
 
-// `lines` less rt_sigreturn's, for programs that handle no signal of
-// their own: the agent's own signals to a thread (the census it takes
-// before rewriting a call site) return through one, traced as if the
-// program had made it (SyscallLines.DISABLED_NoSignalReturnThatTheProgramDidNotMake).
-// To go once that is fixed.
-inline std::vector<SyscallLine> without_signal_returns(const std::vector<SyscallLine>& lines) {
-  std::vector<SyscallLine> out;
-  for (const SyscallLine& line : lines) {
-    if (line.name() != "rt_sigreturn" && line.raw_nr() != 15) out.push_back(line);
-  }
-  return out;
-}
-
 // The kernel's exit value text: "0x%lx" of the result as unsigned.
 inline std::string exit_value(int64_t result) {
   char text[24];

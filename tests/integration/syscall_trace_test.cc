@@ -85,11 +85,10 @@ TEST(SyscallLines, KnownCallsPrintTheKernelsLines) {
   }
 }
 
-// An argument below 10 prints in decimal, as this machine's kernel (6.18)
-// prints it: "sys_close(fd: 3)", where dprobe prints "fd: 0x3" (%#lx); the
-// kernel's own trace of the same call shows it (SyscallOracle). Disabled
-// until the formatter follows the kernel.
-TEST(SyscallLines, DISABLED_SmallArgumentsPrintInDecimalAsTheKernelPrintsThem) {
+// An argument below 10 prints in decimal, as 6.x kernels print it
+// ("sys_close(fd: 3)", not "fd: 0x3"); the kernel's own trace of the same
+// calls shows it (SyscallOracle.EveryLineHasTheKernelsText).
+TEST(SyscallLines, SmallArgumentsPrintInDecimalAsTheKernelPrintsThem) {
   const RunResult run =
       run_traced({"syscalls:sys_enter_close", "syscalls:sys_exit_close"}, {kCalls, "known"});
   ASSERT_EQ(run.status, 0) << run;
@@ -100,10 +99,9 @@ TEST(SyscallLines, DISABLED_SmallArgumentsPrintInDecimalAsTheKernelPrintsThem) {
       << run;
 }
 
-// Every line of every call is the program's one thread's. Disabled: the
-// agent's own thread is traced once, its rt_sigreturn as it starts
-// ("sys_rt_sigreturn()" under a tid that is not the program's).
-TEST(SyscallLines, DISABLED_OnlyTheProgramsOwnThreadIsTraced) {
+// Every line of every call is the program's one thread's: none is the
+// agent's own thread's (its rt_sigreturn as it started once was).
+TEST(SyscallLines, OnlyTheProgramsOwnThreadIsTraced) {
   const RunResult run = run_traced({"syscalls:*", "raw_syscalls:*"}, {kCalls, "known"});
   ASSERT_EQ(run.status, 0) << run;
   const auto known = known_calls_of(run.out);
@@ -115,12 +113,11 @@ TEST(SyscallLines, DISABLED_OnlyTheProgramsOwnThreadIsTraced) {
 }
 
 // A program that handles no signal makes no rt_sigreturn, and none is
-// traced. Disabled: the agent's own signals to the program's threads (the
-// tagged SIGSEGV of its census, taken before a call site is rewritten)
-// return through the C library's restorer, whose rt_sigreturn is traced
-// as the program's: syscall_attach's threads show 5 to 17 in a second,
-// main 3, the agent's own thread 1.
-TEST(SyscallLines, DISABLED_NoSignalReturnThatTheProgramDidNotMake) {
+// traced: the agent's own signals to the program's threads (the tagged
+// SIGSEGV of its census, taken before a call site is rewritten) return
+// through the agent's restorer, not the C library's, whose rt_sigreturn
+// would be traced as the program's.
+TEST(SyscallLines, NoSignalReturnThatTheProgramDidNotMake) {
   const RunResult run =
       run_traced({"syscalls:sys_enter_rt_sigreturn"}, {program("syscall_attach_O2"), "1"});
   ASSERT_EQ(run.status, 0) << run;
@@ -174,12 +171,7 @@ TEST(SyscallSelectors, RawSyscallsGlobIsEveryCallByNumber) {
   ASSERT_EQ(run.status, 0) << run;
   const auto known = known_calls_of(run.out);
   ASSERT_TRUE(known) << run;
-  // The program's own thread: the agent's may be traced too (see
-  // DISABLED_OnlyTheProgramsOwnThreadIsTraced).
-  std::vector<SyscallLine> lines;
-  for (const SyscallLine& line : without_signal_returns(parse_syscall_trace(run.out))) {
-    if (line.tid == static_cast<uint64_t>(known->pid)) lines.push_back(line);
-  }
+  const auto lines = parse_syscall_trace(run.out);
   const auto first = std::find_if(lines.begin(), lines.end(), [](const SyscallLine& line) {
     return line.text.starts_with("sys_enter: NR 110 (");
   });
