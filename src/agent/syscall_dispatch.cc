@@ -319,6 +319,8 @@ long set_context_mask(const Call& call, ucontext_t& context) {
   return 0;
 }
 
+bool is_exec(int64_t nr) { return nr == SYS_execve || nr == SYS_execveat; }
+
 bool is_clone_family(int64_t nr) {
   return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
 }
@@ -601,6 +603,10 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
     result = set_context_mask(call, context);
   } else if (is_own_dispatch_request(call)) {
     result = refuse_own_dispatch();
+  } else if (is_exec(call.nr)) {
+    hold_questions_for_exec();
+    result = make_call_for(call, context);  // returns only when it failed
+    release_questions();
   } else if (!keep_agent_descriptors(call, &result)) {
     result = make_call_for(call, context);
   }
@@ -669,9 +675,9 @@ std::vector<uint64_t> take_queued_sites() {
 
 // Called by a rewritten system call site's trampoline just before its
 // syscall, with the registers of the call. The call then runs from the
-// trampoline with this thread's selector at "allow"; rt_sigreturn and the
-// clone family keep it at "block", so that their syscall comes to the
-// dispatch, which knows how to make them.
+// trampoline with this thread's selector at "allow"; rt_sigreturn, the
+// clone family and exec keep it at "block", so that their syscall comes
+// to the dispatch, which knows how to make them.
 extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
     dprobe::arch::SavedRegs* regs, uint64_t syscall_address) noexcept {
   using namespace dprobe::agent;
@@ -680,7 +686,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   // Off on this thread, or already let through (a handler of the program
   // interrupted a call made from a site): nothing to see.
   if (selector == nullptr || *selector != kSelectorBlock) return;
-  if (nr == SYS_rt_sigreturn || is_clone_family(nr)) return;
+  if (nr == SYS_rt_sigreturn || is_clone_family(nr) || is_exec(nr)) return;
   ThreadTrace& thread = current_thread();
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   Call call;

@@ -116,6 +116,10 @@ struct Board {
 };
 Board g_board;
 
+// A thread of the process is about to exec: a question left pending would
+// come to the new program, which does not hold SIGSEGV, and kill it.
+std::atomic<bool> g_quiet{false};
+
 bool send_question(uint32_t tid, uint32_t round) {
   siginfo_t info{};
   info.si_signo = kQuestionSignal;
@@ -136,6 +140,12 @@ void ask(std::vector<Unknown>& unknown, const Ranges& ranges) {
   g_board.answered.store(0);
   g_board.round.store(round);
   g_board.open.store(true);
+  // Opened first, then looked: a thread about to exec either sees the
+  // round open and waits for it, or is seen here (hold_questions_for_exec).
+  if (g_quiet.load()) {
+    g_board.open.store(false);
+    return;
+  }
   uint32_t sent = 0;
   for (const Unknown& thread : unknown) sent += send_question(thread.tid, round) ? 1 : 0;
   for (int wait = 0; wait < kAnswerWaits && g_board.answered.load() < sent; ++wait) {
@@ -276,5 +286,14 @@ std::vector<uint32_t> other_threads() {
   arch::raw_syscall(SYS_close, fd);
   return tids;
 }
+
+void hold_questions_for_exec() noexcept {
+  g_quiet.store(true);
+  // A round open now may have asked this thread: the pause's system call
+  // lets the question in, the handler answers it, and the round ends.
+  while (g_board.open.load() || g_board.busy.load() != 0) pause_microseconds(50);
+}
+
+void release_questions() noexcept { g_quiet.store(false); }
 
 }  // namespace dprobe::agent

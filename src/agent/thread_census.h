@@ -39,6 +39,12 @@ namespace dprobe::agent {
 // The signal questions come by.
 constexpr int kQuestionSignal = SIGSEGV;
 
+// Around an exec: no question is asked meanwhile, and none is left pending
+// for the new program (which would die of the SIGSEGV); the caller waits
+// for a round already open. A thread asked meanwhile stays unknown.
+void hold_questions_for_exec() noexcept;
+void release_questions() noexcept;
+
 // The ids of the process's threads but the caller's (/proc/self/task).
 std::vector<uint32_t> other_threads();
 

@@ -73,11 +73,8 @@ TEST(SyscallSeccomp, TheProgramsOwnHandlerGetsItsSigsys) {
 
 // The thread the sandboxed program makes is traced: main's getppid and
 // the thread's three (the agent no longer asks getpid in the new thread,
-// which the program's filter trapped). Disabled: in about one run in 20
-// the program dies of SIGSEGV after glibc's "The futex facility returned
-// an unexpected error code." (status 139); never with --no-optimize, so
-// the rewritten call sites are in it.
-TEST(SyscallSeccomp, DISABLED_AThreadOfTheSandboxedProgramIsTraced) {
+// which the program's filter trapped).
+TEST(SyscallSeccomp, AThreadOfTheSandboxedProgramIsTraced) {
   const RunResult run = run_traced({"syscalls:sys_enter_getppid"}, {kEdges, "seccomp"});
   ASSERT_EQ(run.status, 0) << run;
   const std::map<uint64_t, size_t> calls = lines_per_tid(parse_syscall_trace(run.out));
@@ -86,9 +83,8 @@ TEST(SyscallSeccomp, DISABLED_AThreadOfTheSandboxedProgramIsTraced) {
 }
 
 // Exactly as untraced, down to what its handler is told: one SIGSYS (its
-// getpid's), at its own call site ("site 1 ... traps 1"). Disabled for
-// the same death as the test above, one run in 20 or so.
-TEST(SyscallSeccomp, DISABLED_TheProgramBehavesExactlyAsUntraced) {
+// getpid's), at its own call site ("site 1 ... traps 1").
+TEST(SyscallSeccomp, TheProgramBehavesExactlyAsUntraced) {
   const RunResult untraced = run_program({kEdges, "seccomp"});
   ASSERT_EQ(untraced.status, 0) << untraced;
   ASSERT_THAT(untraced.out, HasSubstr(" site 1 ")) << untraced;
@@ -130,11 +126,12 @@ TEST(SyscallDescriptors, AProgramThatClosesDescriptors0To1023IsTracedOn) {
   expect_traced_on_after_closing("");
 }
 
-// Disabled: after close_range(0, ~0U), in about one run in 8 the
+// Disabled: after close_range(0, ~0U), in about one run in 4 the
 // program's open returns descriptor 1, not 0 ("sys_openat -> 0x1", exit
-// status 1): something of the agent's took descriptor 0 after the
-// program closed it; never with --no-optimize, so the rewriting of call
-// sites opens it.
+// status 1): the census that rewriting a call site runs reads
+// /proc/self/task and /proc/self/task/TID/syscall, each open taking the
+// lowest free descriptor for a moment (docs/syscalls.md, "Limits"); never
+// with --no-optimize. Known, not yet fixed.
 TEST(SyscallDescriptors, DISABLED_AProgramThatClosesEveryDescriptorWithCloseRangeIsTracedOn) {
   expect_traced_on_after_closing("range");
 }
