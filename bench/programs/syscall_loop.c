@@ -7,9 +7,14 @@
 // time: strace's cost is mostly in its own process and in the switches to
 // it, which the traced thread's CPU time would not show.
 //   syscall_loop [N]     (default 200000)
+// With SYSCALL_LOOP_DISPATCH=1 in the environment, the loop runs with
+// Syscall User Dispatch on and its selector at "allow": what the kernel
+// alone adds to every call once a thread has the dispatch, the floor of
+// dprobe's system call tracing.
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +27,12 @@ static double now_ns(void) {
 int main(int argc, char** argv) {
   const long calls = argc > 1 ? atol(argv[1]) : 200000;
   if (calls <= 0) return 2;
+  static char selector = 0;  // SYSCALL_DISPATCH_FILTER_ALLOW
+  const char* dispatch = getenv("SYSCALL_LOOP_DISPATCH");
+  if (dispatch != NULL && dispatch[0] == '1' &&
+      prctl(59 /* PR_SET_SYSCALL_USER_DISPATCH */, 1 /* ON */, 0, 0, &selector) != 0) {
+    return 3;
+  }
   const pid_t parent = getppid();
   long same = 0;
   const double start = now_ns();
