@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -66,10 +67,13 @@ bool event_wanted(const std::vector<std::string>& wanted, const trace::EventDesc
          any_or_in(wanted, event.group + "/" + event.name);
 }
 
+// In whole microseconds, as the lines print the time: a time copied from a
+// line keeps that line, whatever nanoseconds the record has beyond it.
 bool time_wanted(const ReportFilter& filter, uint64_t ns) {
-  const double seconds = static_cast<double>(ns) / 1e9;
-  return (filter.since < 0 || seconds >= filter.since) &&
-         (filter.until < 0 || seconds <= filter.until);
+  const auto micros = static_cast<int64_t>(ns / 1000);
+  const auto bound = [](double seconds) { return std::llround(seconds * 1e6); };
+  return (filter.since < 0 || micros >= bound(filter.since)) &&
+         (filter.until < 0 || micros <= bound(filter.until));
 }
 
 // Leaves the records `filter` names (those of unknown events go too).
