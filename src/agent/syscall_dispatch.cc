@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/agent_state.h"
+#include "agent/descriptor_gate.h"
 #include "agent/event_record.h"
 #include "agent/kernel_signal.h"
 #include "agent/thread_census.h"
@@ -353,6 +354,7 @@ long block_real_mask(const Call& call) {
 // A call through a rewritten site, between its enter and exit handlers.
 struct CallInFlight {
   bool open;
+  bool gated;  // holds the descriptor gate (descriptor_gate.h) until its exit
   bool traced;
   bool substituted;  // made by the enter handler: `result` is its result
   int64_t nr;
@@ -520,7 +522,7 @@ bool enable_dispatch_on_this_thread() noexcept {
 }
 
 void enable_dispatch_on_every_thread() noexcept {
-  const std::vector<uint32_t> others = other_threads();
+  const std::vector<uint32_t> others = other_threads().value_or(std::vector<uint32_t>{});
   g_answers.store(0);
   uint32_t sent = 0;
   const auto pid = static_cast<pid_t>(arch::raw_getpid());
@@ -608,7 +610,10 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
     result = make_call_for(call, context);  // returns only when it failed
     release_questions();
   } else if (!keep_agent_descriptors(call, &result)) {
+    const bool gated = takes_descriptor(call.nr);
+    if (gated) enter_program_open();
     result = make_call_for(call, context);
+    if (gated) leave_program_open();
   }
   const uint64_t elapsed = timed ? monotonic_ns() - start : 0;
   set_result(context, result);
@@ -697,7 +702,9 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
   const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(nr));
-  t_call = {true, traced, false, nr, 0, timed ? monotonic_ns() : 0};
+  // An exit that never came (a handler left by siglongjmp): its gate goes.
+  if (t_call.open && t_call.gated) leave_program_open();
+  t_call = {true, false, traced, false, nr, 0, timed ? monotonic_ns() : 0};
   long made = 0;
   if (nr == SYS_rt_sigprocmask) {
     made = block_real_mask(call);
@@ -711,6 +718,9 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   if (t_call.substituted) {
     t_call.result = made;
     regs->slot[dprobe::arch::x86_64::kAx] = SYS_getppid;  // the syscall, made harmless
+  } else if (takes_descriptor(nr)) {
+    enter_program_open();
+    t_call.gated = true;
   }
   *selector = kSelectorAllow;
 }
@@ -721,6 +731,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   using namespace dprobe::agent;
   if (!t_call.open) return;  // made by the dispatch, or by a new thread's first return
   t_call.open = false;
+  if (t_call.gated) leave_program_open();
   if (char* selector = own_selector()) {
     *selector = g_blocking.load(std::memory_order_relaxed) ? kSelectorBlock : kSelectorAllow;
   }

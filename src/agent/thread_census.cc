@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "agent/descriptor_gate.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/safe_memory.h"
@@ -42,14 +43,19 @@ void pause_microseconds(long us) {
 // ---- Looking: /proc/self/task/TID/syscall --------------------------------------
 
 // The whole of a small file of /proc, read with raw system calls (every
-// function of libc may carry a probe); empty when it cannot be read.
-std::string read_proc(const std::string& path) {
+// function of libc may carry a probe); empty when it cannot be read;
+// nullopt when the program's opens kept it from opening (descriptor_gate.h).
+std::optional<std::string> read_proc(const std::string& path) {
+  if (!enter_agent_open()) return std::nullopt;
   const long fd =
       arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path.c_str()), O_RDONLY | O_CLOEXEC);
-  if (arch::raw_failed(fd)) return {};
   char buffer[512];
-  const long n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), sizeof(buffer) - 1);
-  arch::raw_syscall(SYS_close, fd);
+  long n = 0;
+  if (!arch::raw_failed(fd)) {
+    n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), sizeof(buffer) - 1);
+    arch::raw_syscall(SYS_close, fd);
+  }
+  leave_agent_open();
   return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
 }
 
@@ -76,7 +82,10 @@ bool vforking(long nr, uint64_t arg) {
 // "nr arg1..arg6 sp pc" in a system call, "-1 sp pc" stopped outside one,
 // "running" on a core (the kernel cannot say where then).
 Sighting look_at(uint32_t tid) {
-  const std::string text = read_proc("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  const std::optional<std::string> read =
+      read_proc("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  if (!read) return {Sighting::kOnCore};  // not looked at: to be asked
+  const std::string& text = *read;
   if (text.empty()) return {};
   const size_t last = text.find_last_of(' ');
   if (text.rfind("running", 0) == 0 || last == std::string::npos) return {Sighting::kOnCore};
@@ -201,8 +210,10 @@ void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
 // never seen anywhere keeps them all.
 Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
   constexpr int kRounds = 4;
+  const std::optional<std::vector<uint32_t>> others = other_threads();
+  if (!others) return unexpected(std::string("the process's threads could not be listed"));
   std::vector<Unknown> unknown;
-  for (const uint32_t tid : other_threads()) unknown.push_back({tid});
+  for (const uint32_t tid : *others) unknown.push_back({tid});
   for (int round = 0; round < kRounds && !unknown.empty(); ++round) {
     if (round > 0) pause_microseconds(500);
     look(unknown, ranges);
@@ -224,7 +235,10 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
   return clear;
 }
 
-bool no_other_threads() { return other_threads().empty(); }
+bool no_other_threads() {
+  const std::optional<std::vector<uint32_t>> others = other_threads();
+  return others && others->empty();
+}
 
 bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
   if (sig != kQuestionSignal || info->si_code != SI_QUEUE ||
@@ -259,11 +273,15 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
   return true;  // a late question of a closed round is answered by nothing
 }
 
-std::vector<uint32_t> other_threads() {
+std::optional<std::vector<uint32_t>> other_threads() {
   std::vector<uint32_t> tids;
+  if (!enter_agent_open()) return std::nullopt;
   const long fd = arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/task"),
                                     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (arch::raw_failed(fd)) return tids;
+  if (arch::raw_failed(fd)) {
+    leave_agent_open();
+    return std::nullopt;
+  }
   const uint32_t self = arch::raw_gettid();
   alignas(8) char buffer[4096];
   while (true) {
@@ -284,6 +302,7 @@ std::vector<uint32_t> other_threads() {
     }
   }
   arch::raw_syscall(SYS_close, fd);
+  leave_agent_open();
   return tids;
 }
 

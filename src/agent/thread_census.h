@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <ucontext.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,9 @@ constexpr int kQuestionSignal = SIGSEGV;
 void hold_questions_for_exec() noexcept;
 void release_questions() noexcept;
 
-// The ids of the process's threads but the caller's (/proc/self/task).
-std::vector<uint32_t> other_threads();
+// The ids of the process's threads but the caller's (/proc/self/task);
+// nullopt when they cannot be listed.
+std::optional<std::vector<uint32_t>> other_threads();
 
 // Whether each range is clear of the other threads (see above), or why a
 // thread's place could not be known.

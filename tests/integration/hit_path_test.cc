@@ -50,6 +50,9 @@ constexpr std::array kHitPath = {
     "record_enter",
     "record_exit",
     "block_real_mask",
+    "enter_program_open",
+    "leave_program_open",
+    "takes_descriptor",
 };
 
 std::string agent_library() {

@@ -1,0 +1,99 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/descriptor_gate.h"
+
+#include <sys/syscall.h>
+
+#include <atomic>
+#include <ctime>
+
+#include "arch/runtime/raw_syscall.h"
+
+namespace dprobe::agent {
+namespace {
+
+// Each side announces itself, then looks at the other (sequentially
+// consistent): of two that overlap, at least one sees the other and backs
+// off, so they never both go on.
+std::atomic<int> g_agent_opening{0};
+std::atomic<int> g_program_opening{0};
+
+constexpr int kAgentTries = 2000;  // of 50 us: 100 ms
+
+void pause_50us() {
+  const timespec pause{0, 50000};
+  arch::raw_syscall(SYS_nanosleep, arch::raw_arg(&pause), 0);
+}
+
+}  // namespace
+
+bool enter_agent_open() noexcept {
+  for (int tries = 0; tries < kAgentTries; ++tries) {
+    g_agent_opening.fetch_add(1);
+    if (g_program_opening.load() == 0) return true;
+    g_agent_opening.fetch_sub(1);
+    pause_50us();
+  }
+  return false;
+}
+
+void leave_agent_open() noexcept { g_agent_opening.fetch_sub(1); }
+
+void enter_program_open() noexcept {
+  while (true) {
+    g_program_opening.fetch_add(1);
+    if (g_agent_opening.load() == 0) return;
+    g_program_opening.fetch_sub(1);
+    arch::raw_syscall(SYS_sched_yield);
+  }
+}
+
+void leave_program_open() noexcept { g_program_opening.fetch_sub(1); }
+
+bool takes_descriptor(long nr) noexcept {
+  switch (nr) {
+    case SYS_open:
+    case SYS_creat:
+    case SYS_openat:
+    case SYS_openat2:
+    case SYS_open_by_handle_at:
+    case SYS_dup:
+    case SYS_dup2:
+    case SYS_dup3:
+    case SYS_fcntl:  // F_DUPFD
+    case SYS_socket:
+    case SYS_socketpair:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_recvmsg:  // SCM_RIGHTS
+    case SYS_recvmmsg:
+    case SYS_pipe:
+    case SYS_pipe2:
+    case SYS_eventfd:
+    case SYS_eventfd2:
+    case SYS_epoll_create:
+    case SYS_epoll_create1:
+    case SYS_signalfd:
+    case SYS_signalfd4:
+    case SYS_timerfd_create:
+    case SYS_inotify_init:
+    case SYS_inotify_init1:
+    case SYS_fanotify_init:
+    case SYS_memfd_create:
+    case SYS_userfaultfd:
+    case SYS_perf_event_open:
+    case SYS_pidfd_open:
+    case SYS_pidfd_getfd:
+    case SYS_io_uring_setup:
+    case SYS_mq_open:
+    case SYS_bpf:
+    case SYS_open_tree:
+    case SYS_fsopen:
+    case SYS_fspick:
+    case SYS_fsmount:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace dprobe::agent
