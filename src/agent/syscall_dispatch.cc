@@ -754,7 +754,18 @@ namespace dprobe::agent {
 ucontext_t* seccomp_trap_context(siginfo_t& info, const ucontext_t& context) noexcept {
   if (info.si_code != kSysSeccomp) return nullptr;
   const uint64_t pc = arch::context_pc(context);
-  if (pc < g_text.begin || pc >= g_text.end) return nullptr;  // the program's own code
+  if (pc < g_text.begin || pc >= g_text.end) {
+    // The program's own call: from a rewritten site's trampoline, its
+    // handler is told the site (the context stays, to come back here).
+    AgentState& state = agent_state();
+    if (state.registry) {
+      const core::ProbeRegistry::Reader reader(*state.registry);
+      if (const core::Probe* site = reader.find_syscall_site_by_trampoline(pc)) {
+        info.si_call_addr = reinterpret_cast<void*>(site->syscall_at + 2);
+      }
+    }
+    return nullptr;
+  }
   MadeForProgram* made = t_made_for_program;
   if (made == nullptr) {
     // The agent's own call, refused by the program's filter: it fails, and

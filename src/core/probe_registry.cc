@@ -315,6 +315,17 @@ void ProbeRegistry::remove_range(uint64_t begin, uint64_t end) {
   if (removed) publish();
 }
 
+const Probe* ProbeRegistry::Reader::find_syscall_site_by_trampoline(uint64_t pc) const noexcept {
+  if (snapshot_ == nullptr) return nullptr;
+  for (const Probe* probe : snapshot_->probes) {
+    if (probe->syscall_at != 0 && probe->trampoline != 0 && pc >= probe->trampoline &&
+        pc < probe->trampoline + arch::kSyscallTrampolineBytes) {
+      return probe;
+    }
+  }
+  return nullptr;
+}
+
 const Probe* ProbeRegistry::Reader::find_by_slot(uint64_t pc) const noexcept {
   if (snapshot_ == nullptr) return nullptr;
   for (const Probe* probe : snapshot_->probes) {

@@ -184,6 +184,8 @@ class ProbeRegistry {
     // The probe whose out-of-line slot holds `pc`, for faults there (shown
     // to the program at the probed address). A scan: faults are rare.
     const Probe* find_by_slot(uint64_t pc) const noexcept;
+    // The rewritten system call site whose trampoline holds `pc`.
+    const Probe* find_syscall_site_by_trampoline(uint64_t pc) const noexcept;
 
    private:
     EpochReader guard_;
