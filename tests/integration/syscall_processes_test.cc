@@ -26,8 +26,10 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 const std::string kProcs = program("syscall_procs_O2");
-const std::string kUntracedChild =
-    "dprobe: 1 child process ran untraced (syscall_procs_O); --follow traces it\n";
+// The child's name, or "?" when it was gone before its name could be read
+// (a short child on a loaded machine).
+const auto kUntracedChild = ::testing::ContainsRegex(
+    "dprobe: 1 child process ran untraced \\((syscall_procs_O|\\?)\\); --follow traces it\n");
 
 // The getppid calls each process (or thread) made, by tid.
 std::map<uint64_t, size_t> getppid_calls(const std::string& trace) {
@@ -100,7 +102,7 @@ TEST(SyscallProcesses, WithoutFollowAForkedChildRunsUntraced) {
   const Pids pids = pids_of(run.out);
   ASSERT_NE(pids.child, 0u) << run;
   EXPECT_EQ(getppid_calls(run.out), (std::map<uint64_t, size_t>{{pids.parent, 4}})) << run;
-  EXPECT_THAT(run.err, HasSubstr(kUntracedChild)) << run;
+  EXPECT_THAT(run.err, kUntracedChild) << run;
 }
 
 TEST(SyscallProcesses, WithFollowAForkedChildIsTracedUnderItsPid) {
@@ -154,7 +156,7 @@ TEST_P(SyscallChildren, AreTracedUnderTheirPidsOnlyWithFollow) {
   if (follow()) {
     EXPECT_THAT(run.err, Not(HasSubstr("untraced"))) << run;
   } else {
-    EXPECT_THAT(run.err, HasSubstr(kUntracedChild)) << run;
+    EXPECT_THAT(run.err, kUntracedChild) << run;
   }
 }
 
