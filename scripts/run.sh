@@ -14,6 +14,8 @@ scripts/install-deps.sh --main
 scripts/build.sh --main
 set -x
 build/dprobe run --probes -e 'p:ls/opendir libc.so.6:opendir path=+0(%di):string' -- ls /usr /etc/apt
+build/dprobe run --summary -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat \
+  -e 'e:io/open syscalls/sys_enter_openat path=+0($filename):ustring' -- ls /etc/apt
 build/dprobe run --profile --probes \
   -e 'p:sqlite/prepare libsqlite3.so.0:sqlite3_prepare_v2 sql=+0(%si):string' \
   -e 'p:sqlite/step libsqlite3.so.0:sqlite3_step' \
