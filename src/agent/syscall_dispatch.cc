@@ -176,7 +176,10 @@ void wake_rewriter() {
 }
 
 void queue_site(uint64_t site) {
-  if (!g_rewrite.load(std::memory_order_relaxed) || !first_sight(site)) return;
+  if (!g_blocking.load(std::memory_order_relaxed) || !g_rewrite.load(std::memory_order_relaxed) ||
+      !first_sight(site)) {
+    return;
+  }
   for (std::atomic<uint64_t>& slot : g_queued_sites) {
     uint64_t empty = 0;
     if (slot.compare_exchange_strong(empty, site)) return wake_rewriter();
@@ -187,6 +190,14 @@ void queue_site(uint64_t site) {
 
 constexpr uint64_t kEnableTag = 0x64737564;  // "dsud", above nothing in si_value
 std::atomic<uint32_t> g_answers{0};
+
+// The session is over: this thread's calls go straight to the kernel again,
+// and its selector is free for another thread.
+void turn_dispatch_off_here() {
+  arch::raw_syscall(SYS_prctl, kPrSetSyscallUserDispatch, kDispatchOff, 0, 0, 0);
+  if (t_selector != 0) g_selector_owner[t_selector - 1].store(0);
+  t_selector = 0;
+}
 
 // ---- Clone gadgets ------------------------------------------------------
 
@@ -562,15 +573,16 @@ void dispatch_after_fork(bool traced) noexcept {
   enable_dispatch_on_this_thread();
 }
 
-void stop_syscall_tracing() noexcept {
-  g_blocking.store(false);
-  std::memset(g_selectors, kSelectorAllow, sizeof(g_selectors));
-}
+// The selectors stay at "block": each thread's next call comes to the
+// dispatch once more, which turns it off on that thread (a thread whose
+// dispatch is on pays the kernel's check on every call, selector or not).
+void stop_syscall_tracing() noexcept { g_blocking.store(false); }
 
 void* dispatch_restorer() noexcept { return dprobe_dispatch_restorer; }
 
 bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
   if (info.si_code != kSysUserDispatch) return false;
+  if (!g_blocking.load(std::memory_order_relaxed)) turn_dispatch_off_here();
   arch::SavedRegs regs;
   Call call = call_of(info, context, regs);
   ThreadTrace& thread = current_thread();
@@ -732,9 +744,9 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   if (!t_call.open) return;  // made by the dispatch, or by a new thread's first return
   t_call.open = false;
   if (t_call.gated) leave_program_open();
-  if (char* selector = own_selector()) {
-    *selector = g_blocking.load(std::memory_order_relaxed) ? kSelectorBlock : kSelectorAllow;
-  }
+  // Blocking again even once the session is over: the next call turns
+  // the dispatch off on this thread (stop_syscall_tracing).
+  if (char* selector = own_selector()) *selector = kSelectorBlock;
   if (t_call.substituted)
     regs->slot[dprobe::arch::x86_64::kAx] = static_cast<uint64_t>(t_call.result);
   const Filter* filter = g_filter.load(std::memory_order_acquire);

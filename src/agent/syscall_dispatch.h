@@ -73,7 +73,8 @@ bool answer_dispatch_request(int sig, const siginfo_t& info) noexcept;
 // (it is not inherited) when the child is traced.
 void dispatch_after_fork(bool traced) noexcept;
 
-// The session is over: every thread's selector lets its calls through.
+// The session is over: each thread's next system call turns the dispatch
+// off on that thread (one SIGSYS more each), and no site is rewritten.
 void stop_syscall_tracing() noexcept;
 
 // SIGSYS from the dispatch (SYS_USER_DISPATCH): the call made, recorded,

@@ -59,7 +59,7 @@ std::optional<Candidate> candidate_for(uint64_t syscall_at) {
 void rewrite_syscall_sites() {
   if (site_rewrites_held()) return;
   const std::vector<uint64_t> sites = take_queued_sites();
-  if (sites.empty()) return;
+  if (sites.empty() || !syscall_tracing_configured()) return;  // none, or the session is over
   AgentState& state = agent_state();
   if (!state.registry) return;
   uint64_t low = UINT64_MAX;
