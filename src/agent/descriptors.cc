@@ -47,18 +47,8 @@ int close_range_around(unsigned first, unsigned last, int flags) {
   using Fn = int (*)(unsigned, unsigned, int);
   static const Fn real = next<Fn>("close_range");
   if (real == nullptr) return bad_descriptor();
-  if (first > last) return real(first, last, flags);  // EINVAL, as the kernel says
-  unsigned from = first;
-  while (true) {
-    const int ours = AgentDescriptorTable::instance().lowest_in(from, last);
-    if (ours < 0) return real(from, last, flags);
-    const auto at = static_cast<unsigned>(ours);
-    if (at > from) {
-      if (const int done = real(from, at - 1, flags); done != 0) return done;
-    }
-    if (at == last) return 0;
-    from = at + 1;
-  }
+  return AgentDescriptorTable::instance().close_range_around(
+      first, last, [&](unsigned from, unsigned to) { return real(from, to, flags); });
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ bool first_sight(uint64_t site) {
   return false;
 }
 
-constexpr uint64_t kWakeTag = 0x6473776b;  // "dswk": a site waits to be rewritten
+constexpr uint32_t kWakeTag = 0x6473776b;  // "dswk": a site waits to be rewritten
 std::atomic<uint32_t> g_rewriter{0};       // the thread that rewrites sites
 
 // Wakes the rewriting thread from its wait (a tagged SIGSEGV, as the
@@ -166,13 +166,7 @@ std::atomic<uint32_t> g_rewriter{0};       // the thread that rewrites sites
 // after the thousands of SIGSYS of the next 50 ms.
 void wake_rewriter() {
   const uint32_t tid = g_rewriter.load(std::memory_order_relaxed);
-  if (tid == 0) return;
-  siginfo_t info{};
-  info.si_signo = kQuestionSignal;
-  info.si_code = SI_QUEUE;
-  info.si_pid = static_cast<pid_t>(arch::raw_getpid());
-  info.si_value.sival_ptr = reinterpret_cast<void*>(kWakeTag << 32);
-  arch::raw_syscall(SYS_rt_tgsigqueueinfo, info.si_pid, tid, kQuestionSignal, arch::raw_arg(&info));
+  if (tid != 0) send_tagged_signal(tid, kWakeTag);
 }
 
 void queue_site(uint64_t site) {
@@ -188,7 +182,7 @@ void queue_site(uint64_t site) {
 
 // ---- Asking the other threads -----------------------------------------------
 
-constexpr uint64_t kEnableTag = 0x64737564;  // "dsud", above nothing in si_value
+constexpr uint32_t kEnableTag = 0x64737564;  // "dsud"
 std::atomic<uint32_t> g_answers{0};
 
 // The session is over: this thread's calls go straight to the kernel again,
@@ -391,24 +385,6 @@ long refuse_own_dispatch() {
   return -EBUSY;
 }
 
-// close_range over [first, last] but the agent's descriptors in it.
-long close_range_around(unsigned first, unsigned last, long flags) {
-  if (first > last) return arch::raw_syscall(SYS_close_range, first, last, flags);
-  const arch::AgentDescriptorTable& ours = arch::AgentDescriptorTable::instance();
-  unsigned from = first;
-  while (true) {
-    const int held = ours.lowest_in(from, last);
-    if (held < 0) return arch::raw_syscall(SYS_close_range, from, last, flags);
-    const auto at = static_cast<unsigned>(held);
-    if (at > from) {
-      const long done = arch::raw_syscall(SYS_close_range, from, at - 1, flags);
-      if (done != 0) return done;
-    }
-    if (at == last) return 0;
-    from = at + 1;
-  }
-}
-
 // The agent's descriptors (arch/runtime/agent_descriptors.h) through the
 // program's raw close, close_range, dup2 and dup3, as the C library's
 // interposers keep them: closing one is EBADF, taking its number moves it
@@ -420,10 +396,15 @@ bool keep_agent_descriptors(const Call& call, long* result) {
       if (ours.holding(static_cast<int>(arg(call, 0))) == nullptr) return false;
       *result = -EBADF;
       return true;
-    case SYS_close_range:
-      *result = close_range_around(static_cast<unsigned>(arg(call, 0)),
-                                   static_cast<unsigned>(arg(call, 1)), arg(call, 2));
+    case SYS_close_range: {
+      const long flags = arg(call, 2);
+      *result = ours.close_range_around(
+          static_cast<unsigned>(arg(call, 0)), static_cast<unsigned>(arg(call, 1)),
+          [flags](unsigned from, unsigned to) {
+            return arch::raw_syscall(SYS_close_range, from, to, flags);
+          });
       return true;
+    }
     case SYS_dup2:
     case SYS_dup3:
       if (arch::AgentDescriptor* held = ours.holding(static_cast<int>(arg(call, 1)))) {
@@ -536,18 +517,7 @@ void enable_dispatch_on_every_thread() noexcept {
   const std::vector<uint32_t> others = other_threads().value_or(std::vector<uint32_t>{});
   g_answers.store(0);
   uint32_t sent = 0;
-  const auto pid = static_cast<pid_t>(arch::raw_getpid());
-  for (const uint32_t tid : others) {
-    siginfo_t info{};
-    info.si_signo = kQuestionSignal;
-    info.si_code = SI_QUEUE;
-    info.si_pid = pid;
-    info.si_uid = static_cast<uid_t>(arch::raw_syscall(SYS_getuid));
-    info.si_value.sival_ptr = reinterpret_cast<void*>(kEnableTag << 32);
-    const long result =
-        arch::raw_syscall(SYS_rt_tgsigqueueinfo, pid, tid, kQuestionSignal, arch::raw_arg(&info));
-    if (!arch::raw_failed(result)) ++sent;
-  }
+  for (const uint32_t tid : others) sent += send_tagged_signal(tid, kEnableTag) ? 1 : 0;
   if (!current_thread().is_agent) enable_dispatch_on_this_thread();
   const timespec pause{0, 1000000};  // 1 ms, a thousand times at most
   for (int wait = 0; wait < 1000 && g_answers.load() < sent; ++wait) {
@@ -556,10 +526,9 @@ void enable_dispatch_on_every_thread() noexcept {
 }
 
 bool answer_dispatch_request(int sig, const siginfo_t& info) noexcept {
-  if (sig != kQuestionSignal || info.si_code != SI_QUEUE) return false;
-  const auto value = reinterpret_cast<uint64_t>(info.si_value.sival_ptr);
-  if ((value >> 32) == kWakeTag) return true;  // the wait is over: that was all
-  if ((value >> 32) != kEnableTag) return false;
+  const uint32_t tag = tag_of(sig, info);
+  if (tag == kWakeTag) return true;  // the wait is over: that was all
+  if (tag != kEnableTag) return false;
   if (!current_thread().is_agent) enable_dispatch_on_this_thread();
   g_answers.fetch_add(1);
   return true;

@@ -98,7 +98,7 @@ Sighting look_at(uint32_t tid) {
 
 // ---- Asking: a tagged SIGSEGV, answered by the handler --------------------------
 
-constexpr uint64_t kTag = 0x64707262;  // "dprb", above the round in si_value
+constexpr uint32_t kTag = 0x64707262;  // "dprb", above the round in si_value
 constexpr size_t kMaxAsked = 256;      // threads asked at once
 constexpr int kAnswerWaits = 1000;     // of 50 us each: a thread on a core answers at once
 
@@ -129,16 +129,7 @@ Board g_board;
 // come to the new program, which does not hold SIGSEGV, and kill it.
 std::atomic<bool> g_quiet{false};
 
-bool send_question(uint32_t tid, uint32_t round) {
-  siginfo_t info{};
-  info.si_signo = kQuestionSignal;
-  info.si_code = SI_QUEUE;
-  info.si_pid = static_cast<pid_t>(arch::raw_getpid());
-  info.si_uid = static_cast<uid_t>(arch::raw_syscall(SYS_getuid));
-  info.si_value.sival_ptr = reinterpret_cast<void*>((kTag << 32) | round);
-  return !arch::raw_failed(arch::raw_syscall(SYS_rt_tgsigqueueinfo, info.si_pid, tid,
-                                             kQuestionSignal, arch::raw_arg(&info)));
-}
+bool send_question(uint32_t tid, uint32_t round) { return send_tagged_signal(tid, kTag, round); }
 
 // Asks the threads of `unknown` (at most kMaxAsked) where they are: those
 // that answer clear are taken out, the others' ranges updated.
@@ -241,12 +232,8 @@ bool no_other_threads() {
 }
 
 bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
-  if (sig != kQuestionSignal || info->si_code != SI_QUEUE ||
-      static_cast<uint32_t>(info->si_pid) != arch::raw_getpid()) {
-    return false;
-  }
+  if (tag_of(sig, *info) != kTag) return false;
   const auto value = reinterpret_cast<uint64_t>(info->si_value.sival_ptr);
-  if ((value >> 32) != kTag) return false;
   g_board.busy.fetch_add(1);
   if (g_board.open.load() && g_board.round.load() == static_cast<uint32_t>(value)) {
     const uint64_t pc = arch::context_pc(context);
@@ -314,5 +301,24 @@ void hold_questions_for_exec() noexcept {
 }
 
 void release_questions() noexcept { g_quiet.store(false); }
+
+bool send_tagged_signal(uint32_t tid, uint32_t tag, uint32_t low) {
+  siginfo_t info{};
+  info.si_signo = kQuestionSignal;
+  info.si_code = SI_QUEUE;
+  info.si_pid = static_cast<pid_t>(arch::raw_getpid());
+  info.si_uid = static_cast<uid_t>(arch::raw_syscall(SYS_getuid));
+  info.si_value.sival_ptr = reinterpret_cast<void*>((uint64_t{tag} << 32) | low);
+  return !arch::raw_failed(arch::raw_syscall(SYS_rt_tgsigqueueinfo, info.si_pid, tid,
+                                             kQuestionSignal, arch::raw_arg(&info)));
+}
+
+uint32_t tag_of(int sig, const siginfo_t& info) {
+  if (sig != kQuestionSignal || info.si_code != SI_QUEUE ||
+      static_cast<uint32_t>(info.si_pid) != arch::raw_getpid()) {
+    return 0;
+  }
+  return static_cast<uint32_t>(reinterpret_cast<uint64_t>(info.si_value.sival_ptr) >> 32);
+}
 
 }  // namespace dprobe::agent

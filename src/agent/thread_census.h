@@ -46,6 +46,13 @@ constexpr int kQuestionSignal = SIGSEGV;
 void hold_questions_for_exec() noexcept;
 void release_questions() noexcept;
 
+// Sends thread `tid` of this process kQuestionSignal queued with `tag`
+// above `low` in its si_value, as the census asks its questions (the
+// agent's other requests to its threads go the same way): whether it went.
+bool send_tagged_signal(uint32_t tid, uint32_t tag, uint32_t low = 0);
+// The tag of such a signal sent by this process; 0 for any other signal.
+uint32_t tag_of(int sig, const siginfo_t& info);
+
 // The ids of the process's threads but the caller's (/proc/self/task);
 // nullopt when they cannot be listed.
 std::optional<std::vector<uint32_t>> other_threads();

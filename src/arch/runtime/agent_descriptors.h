@@ -96,6 +96,25 @@ class AgentDescriptorTable {
   inline AgentDescriptor* holding(int fd) const noexcept;
   // The lowest number it holds in [first, last], or -1.
   inline int lowest_in(unsigned first, unsigned last) const noexcept;
+  // close_range over [first, last] but the agent's numbers in it:
+  // close_gap(from, to) over each stretch between them, stopping at the
+  // first that does not return 0 (first > last goes to close_gap as is,
+  // for the kernel's EINVAL).
+  template <typename CloseGap>
+  auto close_range_around(unsigned first, unsigned last, CloseGap close_gap) const noexcept {
+    if (first > last) return close_gap(first, last);
+    unsigned from = first;
+    while (true) {
+      const int held = lowest_in(from, last);
+      if (held < 0) return close_gap(from, last);
+      const auto at = static_cast<unsigned>(held);
+      if (at > from) {
+        if (const auto done = close_gap(from, at - 1); done != 0) return done;
+      }
+      if (at == last) return decltype(close_gap(from, last)){0};
+      from = at + 1;
+    }
+  }
   void add(AgentDescriptor* descriptor) noexcept {
     for (auto& slot : slots_) {
       AgentDescriptor* empty = nullptr;
