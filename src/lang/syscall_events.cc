@@ -26,6 +26,33 @@ const SyscallRegisters& syscall_registers(arch::Isa isa) {
   return isa == arch::Isa::kX86_64 ? kX86_64 : kArm64;
 }
 
+// A field of a system call event and the register it is in at the call.
+struct RegisterField {
+  std::string name;
+  std::string_view reg;
+};
+
+// The fields the kernel's event records, in its order: a system call's
+// arguments, or its result (`info`); raw_syscalls' id and six arguments,
+// or id and result (`info` null).
+std::vector<RegisterField> event_fields(const syscalls::SyscallInfo* info, bool exit,
+                                        arch::Isa isa) {
+  const SyscallRegisters& regs = syscall_registers(isa);
+  std::vector<RegisterField> fields;
+  if (info == nullptr) fields.push_back({"id", regs.nr});
+  if (exit) {
+    fields.push_back({"ret", regs.ret});
+  } else if (info == nullptr) {
+    for (size_t i = 0; i < regs.args.size(); ++i) {
+      fields.push_back({"args" + std::to_string(i), regs.args[i]});
+    }
+  } else {
+    for (size_t i = 0; i < info->arg_count; ++i)
+      fields.push_back({info->args[i].name, regs.args[i]});
+  }
+  return fields;
+}
+
 // One field compiled as the kernel stores a syscall event's: the register,
 // 8 bytes, printed by the line's own format.
 trace::EventArg register_field(std::string_view name, std::string_view reg, arch::Isa isa,
@@ -40,6 +67,16 @@ trace::EventArg register_field(std::string_view name, std::string_view reg, arch
     arg = parse_fetch_arg("arg" + std::to_string(index + 1) + "=%" + std::string(reg) + ":x64", 0,
                           previous, context);
   return std::move(*arg);
+}
+
+// The event's fields compiled, each as the kernel stores a syscall event's.
+void add_register_fields(trace::EventDesc& event, const syscalls::SyscallInfo* info, bool exit,
+                         arch::Isa isa) {
+  const std::vector<RegisterField> fields = event_fields(info, exit, isa);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    event.args.push_back(register_field(fields[i].name, fields[i].reg, isa, i));
+  }
+  trace::layout_event(event);
 }
 
 Definition syscall_definition(std::string group, std::string name, trace::EventSource source) {
@@ -61,15 +98,7 @@ Definition syscall_event(const syscalls::SyscallInfo& info, bool exit, arch::Isa
   trace::EventDesc& event = def.spec.event;
   event.syscall_nr = info.nr;
   event.syscall_name = info.name;
-  const SyscallRegisters& regs = syscall_registers(isa);
-  if (exit) {
-    event.args.push_back(register_field("ret", regs.ret, isa, 0));
-  } else {
-    for (size_t i = 0; i < info.arg_count; ++i) {
-      event.args.push_back(register_field(info.args[i].name, regs.args[i], isa, i));
-    }
-  }
-  trace::layout_event(event);
+  add_register_fields(event, &info, exit, isa);
   return def;
 }
 
@@ -77,17 +106,7 @@ Definition raw_syscall_event(bool exit, arch::Isa isa) {
   Definition def = syscall_definition(
       std::string(kRawSyscallsGroup), exit ? "sys_exit" : "sys_enter",
       exit ? trace::EventSource::kRawSyscallExit : trace::EventSource::kRawSyscallEnter);
-  trace::EventDesc& event = def.spec.event;
-  const SyscallRegisters& regs = syscall_registers(isa);
-  event.args.push_back(register_field("id", regs.nr, isa, 0));
-  if (exit) {
-    event.args.push_back(register_field("ret", regs.ret, isa, 1));
-  } else {
-    for (size_t i = 0; i < regs.args.size(); ++i) {
-      event.args.push_back(register_field("args" + std::to_string(i), regs.args[i], isa, i + 1));
-    }
-  }
-  trace::layout_event(event);
+  add_register_fields(def.spec.event, nullptr, exit, isa);
   return def;
 }
 
@@ -148,18 +167,13 @@ Result<std::vector<Definition>, ProbeError> parse_tracepoint_selector(std::strin
 
 std::optional<AttachedEvent> find_attached_event(std::string_view system, std::string_view event,
                                                  arch::Isa isa) {
-  const SyscallRegisters& regs = syscall_registers(isa);
   AttachedEvent attached;
   if (system == kRawSyscallsGroup && (event == "sys_enter" || event == "sys_exit")) {
     const bool exit = event == "sys_exit";
     attached.source =
         exit ? trace::EventSource::kRawSyscallExit : trace::EventSource::kRawSyscallEnter;
-    attached.add_field("id", regs.nr, isa);
-    if (exit) {
-      attached.add_field("ret", regs.ret, isa);
-    } else {
-      for (size_t i = 0; i < regs.args.size(); ++i)
-        attached.add_field("args" + std::to_string(i), regs.args[i], isa);
+    for (RegisterField& field : event_fields(nullptr, exit, isa)) {
+      attached.add_field(std::move(field.name), field.reg, isa);
     }
     return attached;
   }
@@ -172,12 +186,9 @@ std::optional<AttachedEvent> find_attached_event(std::string_view system, std::s
   attached.source = exit ? trace::EventSource::kSyscallExit : trace::EventSource::kSyscallEnter;
   attached.nr = info->nr;
   attached.syscall_name = info->name;
-  attached.add_field("__syscall_nr", regs.nr, isa);
-  if (exit) {
-    attached.add_field("ret", regs.ret, isa);
-  } else {
-    for (size_t i = 0; i < info->arg_count; ++i)
-      attached.add_field(info->args[i].name, regs.args[i], isa);
+  attached.add_field("__syscall_nr", syscall_registers(isa).nr, isa);
+  for (RegisterField& field : event_fields(info, exit, isa)) {
+    attached.add_field(std::move(field.name), field.reg, isa);
   }
   return attached;
 }
