@@ -379,14 +379,19 @@ inline size_t value_length(std::string_view text) {
   return space == std::string_view::npos ? text.size() : space;
 }
 
-}  // namespace detail
+// The head every trace line has, "%16s-%-7d [%03d] %5s %5lu.%06lu: ", and
+// the text after it.
+struct LineHead {
+  std::string comm;
+  uint64_t tid = 0;
+  uint32_t cpu = 0;
+  std::string timestamp;  // "sec.usec", as printed
+  std::string_view rest;
+};
 
-// One line of the kernel's trace format:
-//   "%16s-%-7d [%03d] %5s %5lu.%06lu: %s: (%s) name=value..."
-inline std::optional<TraceLine> parse_trace_line(std::string_view text) {
-  using namespace detail;
+inline std::optional<LineHead> parse_line_head(std::string_view text) {
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-  TraceLine line;
+  LineHead line;
   // " [cpu] ": the first bracket group after the comm and the tid.
   size_t open = text.find(" [");
   while (open != std::string_view::npos) {
@@ -415,7 +420,24 @@ inline std::optional<TraceLine> parse_trace_line(std::string_view text) {
       !all_digits(line.timestamp.substr(point + 1))) {
     return std::nullopt;
   }
-  rest = rest.substr(ts_end + 2);
+  line.rest = rest.substr(ts_end + 2);
+  return line;
+}
+
+}  // namespace detail
+
+// One line of the kernel's trace format:
+//   "%16s-%-7d [%03d] %5s %5lu.%06lu: %s: (%s) name=value..."
+inline std::optional<TraceLine> parse_trace_line(std::string_view text) {
+  using namespace detail;
+  std::optional<LineHead> head = parse_line_head(text);
+  if (!head) return std::nullopt;
+  TraceLine line;
+  line.comm = std::move(head->comm);
+  line.tid = head->tid;
+  line.cpu = head->cpu;
+  line.timestamp = std::move(head->timestamp);
+  std::string_view rest = head->rest;
   const size_t event_end = rest.find(": (");
   if (event_end == std::string_view::npos) return std::nullopt;
   line.event = std::string(rest.substr(0, event_end));

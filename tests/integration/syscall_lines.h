@@ -91,35 +91,12 @@ inline std::ostream& operator<<(std::ostream& os, const SyscallLine& line) {
 
 // One line of the kernel's trace: "%16s-%-7d [%03d] %5s %5lu.%06lu: TEXT".
 inline std::optional<SyscallLine> parse_syscall_line(std::string_view text) {
-  using namespace detail;
-  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-  size_t open = text.find(" [");
-  while (open != std::string_view::npos) {
-    const size_t close = text.find("] ", open);
-    if (close != std::string_view::npos && all_digits(text.substr(open + 2, close - open - 2)))
-      break;
-    open = text.find(" [", open + 1);
-  }
-  if (open == std::string_view::npos) return std::nullopt;
-  const std::string_view head = trim_right(text.substr(0, open));
-  const size_t dash = head.rfind('-');
-  if (dash == std::string_view::npos || !all_digits(head.substr(dash + 1))) return std::nullopt;
+  std::optional<detail::LineHead> head = detail::parse_line_head(text);
+  if (!head) return std::nullopt;
   SyscallLine line;
-  line.tid = to_number(head.substr(dash + 1));
-  line.comm = std::string(trim_left(head.substr(0, dash)));
-  std::string_view rest = text.substr(text.find("] ", open) + 2);
-  const size_t flags_end = rest.find(' ');  // the flags column, "....."
-  if (flags_end == std::string_view::npos) return std::nullopt;
-  rest = trim_left(rest.substr(flags_end));
-  const size_t stamp_end = rest.find(": ");
-  if (stamp_end == std::string_view::npos) return std::nullopt;
-  const std::string_view stamp = rest.substr(0, stamp_end);
-  const size_t point = stamp.find('.');
-  if (point == std::string_view::npos || !all_digits(stamp.substr(0, point)) ||
-      !all_digits(stamp.substr(point + 1))) {
-    return std::nullopt;
-  }
-  line.text = std::string(rest.substr(stamp_end + 2));
+  line.tid = head->tid;
+  line.comm = std::move(head->comm);
+  line.text = std::string(head->rest);
   return line;
 }
 
