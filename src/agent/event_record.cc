@@ -66,7 +66,7 @@ void record_entry_event(const AgentEvent& event, const HitInfo& hit, const arch:
                                    thread.pid,    thread.tid, hit.timestamp};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory};
+  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
   thread.writer().commit(
       trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }

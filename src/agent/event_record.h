@@ -8,7 +8,7 @@
 //   std::byte* record = reserve_record(event, thread, memory);
 //   if (record == nullptr) return;   // counted
 //   ... header, ip fields ...
-//   const trace::FetchEnv env{regs, isa, nullptr, 0, thread.comm, safe_memory_reader()};
+//   const trace::FetchEnv env{regs, isa, nullptr, 0, thread.comm, safe_memory_reader(), 0};
 //   thread.writer().commit(trace::store_event_args(event.desc, event.registers, env, record,
 //                                                  event.max_record));
 #ifndef DPROBE_AGENT_EVENT_RECORD_H_

@@ -202,16 +202,19 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
                    ThreadTrace& thread, AgentState& state) noexcept {
   auto* record = reserve_record(event, thread, *state.memory);
   if (record == nullptr) return;
-  const trace::RecordHeader header{event.desc.id, 0,          current_cpu(),
-                                   thread.pid,    thread.tid, record_time()};
+  const uint64_t now = record_time();
+  const trace::RecordHeader header{event.desc.id, 0, current_cpu(), thread.pid, thread.tid, now};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kFuncOffset, instance.function);
   trace::store_field<uint64_t>(record, trace::EventDesc::kRetIpOffset, instance.caller);
   if (event.desc.entry_time_offset != 0) {
     trace::store_field<uint64_t>(record, event.desc.entry_time_offset, instance.entry_time);
   }
-  const trace::FetchEnv env{regs.slot,           arch::host_isa(), instance.entry_args,
-                            core::kMaxEntryArgs, thread.comm,      memory};
+  // A session that asks for $duration stamps CLOCK_MONOTONIC (the CLI
+  // sees to it), so the difference is nanoseconds.
+  const trace::FetchEnv env{
+      regs.slot,   arch::host_isa(), instance.entry_args,      core::kMaxEntryArgs,
+      thread.comm, memory,           now - instance.entry_time};
   thread.writer().commit(
       trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
 }

@@ -11,4 +11,11 @@ std::optional<trace::SymbolHit> ProcessSymbolizer::symbolize(uint64_t address) c
   return trace::SymbolHit{hit->function->name, hit->offset, hit->function->size};
 }
 
+std::string_view ProcessSymbolizer::object_name(uint64_t address) const {
+  const auto object = objects_.containing_then_or_now(address);
+  if (!object) return {};
+  const std::string_view path = object->loaded->path;
+  return path.substr(path.rfind('/') + 1);
+}
+
 }  // namespace dprobe::cli

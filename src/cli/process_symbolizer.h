@@ -17,6 +17,7 @@ class ProcessSymbolizer : public trace::Symbolizer {
  public:
   explicit ProcessSymbolizer(const ProcessObjects& objects) : objects_(objects) {}
   std::optional<trace::SymbolHit> symbolize(uint64_t address) const override;
+  std::string_view object_name(uint64_t address) const override;
 
  private:
   const ProcessObjects& objects_;

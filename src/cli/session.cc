@@ -126,6 +126,23 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
   return arm(set, std::move(plan->requests), options, errors);
 }
 
+namespace {
+
+// $duration is a difference of two record times, taken in the agent: it
+// is nanoseconds only where hits stamp CLOCK_MONOTONIC.
+bool uses_duration(const lang::DefinitionSet& set) {
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    for (const trace::EventArg& arg : spec.event.args) {
+      for (const trace::FetchInsn& insn : arg.code) {
+        if (insn.op == trace::FetchOp::kDuration) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
                  const SessionOptions& options, std::ostream& errors) {
   const bool return_probes = std::any_of(set.specs().begin(), set.specs().end(),
@@ -139,7 +156,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
                           return_probes,
                           event_slots,
                           options.optimize,
-                          TraceClock::get().has_cycles(),
+                          TraceClock::get().has_cycles() && !uses_duration(set),
                           std::move(requests),
                           {},
                           options.syscall_summary};

@@ -57,6 +57,11 @@ class ExprParser {
       return emit(op(FetchOp::kRetval), column);
     }
     if (name == "comm") return emit(op(FetchOp::kComm), column);
+    // dprobe's own: how long the call took, kept in its return instance.
+    if (name == "duration" && !context_.event_probe) {
+      if (!context_.is_return) return fault(ErrorCode::BAD_VAR, column);
+      return emit(op(FetchOp::kDuration), column);
+    }
     if (context_.event_probe) return parse_event_field(name, column);
     if (name == "stack") return emit(op(FetchOp::kStackPtr), column);
     if (name.starts_with("stack") && starts_with_digit(name.substr(5))) {

@@ -18,6 +18,13 @@ void layout_event(EventDesc& event) {
     offset += sizeof(uint64_t);
   }
   event.fixed_size = offset;
+  event.stack_offset = 0;
+}
+
+void add_stack_field(EventDesc& event) {
+  if (event.stack_offset != 0) return;
+  event.stack_offset = event.fixed_size;
+  event.fixed_size += sizeof(uint32_t);
 }
 
 }  // namespace dprobe::trace

@@ -85,6 +85,11 @@ struct EventDesc {
   std::string syscall_name;
   bool event_probe = false;
 
+  // --stacktrace: the __data_loc field of the user stack at the hit (its
+  // return addresses, 8 bytes each, innermost first), after the other
+  // fixed fields; 0 when the event records none (add_stack_field).
+  uint32_t stack_offset = 0;
+
   // Offsets of the ip fields: entry events have __probe_ip; return events
   // have __probe_func and __probe_ret_ip.
   static constexpr uint32_t kIpOffset = 24;
@@ -98,6 +103,9 @@ inline constexpr uint32_t first_arg_offset(bool is_return) { return is_return ? 
 // Assigns argument offsets (packed, in order, after the ip fields) and
 // fixed_size, as the kernel lays out a probe event.
 void layout_event(EventDesc& event);
+
+// Gives a laid-out event its user stack field (--stacktrace), once.
+void add_stack_field(EventDesc& event);
 
 // A whole compiled definition: where the probe goes and what it records.
 struct ProbeSpec {

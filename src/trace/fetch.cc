@@ -19,6 +19,8 @@ std::string_view fetch_op_name(FetchOp op) {
       return "retval";
     case FetchOp::kComm:
       return "comm";
+    case FetchOp::kDuration:
+      return "duration";
     case FetchOp::kImm:
       return "imm";
     case FetchOp::kData:

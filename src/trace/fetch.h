@@ -46,6 +46,9 @@ enum class FetchOp : uint8_t {
   kModBitfield,  // value = (value << lshift) >> rshift, within size bytes
   kLoopArray,    // param: element count; repeat the store at value + i * size
   kEnd,
+  // Sources added later, after kEnd so that the earlier operations keep
+  // their numbers.
+  kDuration,  // return events: nanoseconds since the entry ($duration)
 };
 
 // One operation. Kept to 16 bytes so a whole argument's program fits a few

@@ -111,6 +111,7 @@ int stage_of(FetchOp op) {
     case FetchOp::kArg:
     case FetchOp::kRetval:
     case FetchOp::kComm:
+    case FetchOp::kDuration:
     case FetchOp::kImm:
     case FetchOp::kData:
     case FetchOp::kSymbolAddr:
@@ -268,6 +269,9 @@ class ArgWriter {
         return read_register(return_value_slot(env_.isa), value);
       case FetchOp::kImm:
         value = static_cast<uint64_t>(insn.imm);
+        return true;
+      case FetchOp::kDuration:
+        value = env_.duration_ns;
         return true;
       case FetchOp::kComm:
       case FetchOp::kData:

@@ -9,7 +9,8 @@
 //     return arch::safe_read_string(dst, src, n);
 //   }
 //
-//   FetchEnv env{frame.slot, arch::host_isa(), nullptr, 0, comm, {&read, &read_string, nullptr}};
+//   FetchEnv env{frame.slot, arch::host_isa(), nullptr, 0, comm, {&read, &read_string, nullptr},
+//   0};
 //   // `record`: header and ip fields written, `capacity` bytes writable.
 //   uint32_t size = store_event_args(event, env, record, capacity);
 //   if (size == 0) { /* not even the fixed fields fit: count a lost event */ }
@@ -53,6 +54,7 @@ struct FetchEnv {
   uint32_t entry_arg_count;
   const char* comm;  // the thread's name, 16 bytes, NUL-padded
   MemoryReader memory;
+  uint64_t duration_ns;  // return events: nanoseconds since the entry ($duration)
 };
 
 // The kernel's MAX_STRING_SIZE: longer strings are cut to this many bytes,

@@ -75,6 +75,21 @@ class RecordView {
     return {StringField::State::kOk, {text, size}};
   }
 
+  // The user stack a __data_loc word at `offset` points to (--stacktrace):
+  // its return addresses, innermost first; none if the field is broken.
+  template <typename Frame>
+  void for_each_frame(uint32_t offset, Frame frame) const {
+    const std::optional<uint64_t> loc = load(offset, 4);
+    if (!loc) return;
+    const auto word = static_cast<uint32_t>(*loc);
+    const uint32_t start = data_loc_offset(word);
+    const uint32_t length = data_loc_length(word);
+    if (!contains(start, length)) return;
+    for (uint32_t at = start; at + 8 <= start + length; at += 8) {
+      frame(load_field<uint64_t>(data_, at));
+    }
+  }
+
  private:
   RecordHeader header_{};
   const std::byte* data_ = nullptr;
@@ -254,6 +269,32 @@ class TextLine {
   }
 
   // An event probe names the event it is attached to: "(syscalls.sys_enter_openat)".
+  // ftrace's user stack block, after the event's line (options/
+  // userstacktrace), each frame symbolized with its object:
+  //   "              ls-1882    [000] .....    86.566478: <user stack trace>"
+  //   " => opendir+0x1a/0x9a (libc.so.6)"
+  void user_stack(const EventDesc& ev, std::string_view comm, uint64_t ns) {
+    head(comm, ns);
+    out_.append("<user stack trace>\n");
+    record_.for_each_frame(ev.stack_offset, [&](uint64_t pc) {
+      out_.append(" => ", 4);
+      if (pc == 0) {
+        out_.append("??\n", 3);
+        return;
+      }
+      symbol(pc, true);
+      if (symbolizer_ != nullptr) {
+        const std::string_view object = symbolizer_->object_name(pc);
+        if (!object.empty()) {
+          out_.append(" (", 2);
+          out_.append(object);
+          out_.push_back(')');
+        }
+      }
+      out_.push_back('\n');
+    });
+  }
+
   void attached_event(const EventDesc& ev) {
     const bool exit = is_syscall_exit(ev.source);
     out_.append(exit ? "(syscalls.sys_exit_" : "(syscalls.sys_enter_");
@@ -404,8 +445,36 @@ class JsonLine {
       if (i != 0) out_.push_back(',');
       arg(ev.args[i]);
     }
-    out_.append("}}\n", 3);
+    out_.push_back('}');
   }
+
+  // --stacktrace: "stack":[{"ip":"0x..","sym":"f+0x1a/0x40","object":"libc.so.6"},...],
+  // innermost first, sym and object only when known.
+  void stack(const EventDesc& ev) {
+    if (ev.stack_offset == 0) return;
+    key("stack");
+    out_.push_back('[');
+    bool first = true;
+    record_.for_each_frame(ev.stack_offset, [&](uint64_t pc) {
+      if (!first) out_.push_back(',');
+      first = false;
+      out_.append("{\"ip\":", 6);
+      hex_string(pc);
+      const std::optional<SymbolHit> hit = find_symbol(symbolizer_, pc);
+      if (hit) {
+        key("sym");
+        symbol_string(pc);
+      }
+      if (symbolizer_ != nullptr && !symbolizer_->object_name(pc).empty()) {
+        key("object");
+        append_json_string(out_, symbolizer_->object_name(pc));
+      }
+      out_.push_back('}');
+    });
+    out_.push_back(']');
+  }
+
+  void end() { out_.append("}\n", 2); }
 
  private:
   // ,"name": -- every key but the first follows another member. Our own
@@ -543,6 +612,7 @@ void TraceFormatter::format_text(const EventDesc& ev, std::span<const std::byte>
     }
   }
   out.push_back('\n');
+  if (ev.stack_offset != 0) line.user_stack(ev, comm, time);
 }
 
 void TraceFormatter::format_json(const EventDesc& ev, std::span<const std::byte> record,
@@ -553,6 +623,8 @@ void TraceFormatter::format_json(const EventDesc& ev, std::span<const std::byte>
   line.header(ev, comm, ns.value_or(timestamp_ns(view.header())));
   line.ip_fields(ev);
   line.args(ev);
+  line.stack(ev);
+  line.end();
 }
 
 }  // namespace dprobe::trace

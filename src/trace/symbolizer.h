@@ -30,6 +30,9 @@ class Symbolizer {
   virtual ~Symbolizer() = default;
   // nullopt when no symbol covers the address; the address then prints raw.
   virtual std::optional<SymbolHit> symbolize(uint64_t address) const = 0;
+  // The file name of the object the address is in ("libc.so.6"), for a
+  // stack trace's frames; empty where unknown.
+  virtual std::string_view object_name(uint64_t /*address*/) const { return {}; }
 };
 
 }  // namespace dprobe::trace

@@ -17,7 +17,7 @@ constexpr uint64_t page_align(uint64_t n) { return (n + kPage - 1) & ~(kPage - 1
 }  // namespace
 
 TraceMemoryLayout TraceMemoryLayout::compute(uint32_t slot_count, uint32_t event_slots,
-                                             uint64_t ring_data_bytes) {
+                                             uint64_t ring_data_bytes, uint64_t hist_bytes) {
   TraceMemoryLayout layout;
   layout.slot_count = slot_count;
   layout.event_slots = event_slots;
@@ -28,7 +28,9 @@ TraceMemoryLayout TraceMemoryLayout::compute(uint32_t slot_count, uint32_t event
   layout.slots_offset =
       page_align(layout.syscalls_offset + uint64_t{kSyscallStatsCount} * sizeof(SyscallStats));
   layout.rings_offset = page_align(layout.slots_offset + uint64_t{slot_count} * sizeof(SlotState));
-  layout.total_bytes = layout.rings_offset + uint64_t{slot_count} * layout.ring_bytes;
+  layout.hists_offset = layout.rings_offset + uint64_t{slot_count} * layout.ring_bytes;
+  layout.hist_slot_bytes = page_align(hist_bytes);
+  layout.total_bytes = layout.hists_offset + uint64_t{slot_count} * layout.hist_slot_bytes;
   return layout;
 }
 
@@ -39,9 +41,11 @@ TraceMemory::TraceMemory(void* memory, const TraceMemoryLayout& layout)
       syscalls_(reinterpret_cast<SyscallStats*>(base_ + layout.syscalls_offset)),
       slots_(reinterpret_cast<SlotState*>(base_ + layout.slots_offset)),
       rings_(base_ + layout.rings_offset),
+      hists_(base_ + layout.hists_offset),
       slot_count_(layout.slot_count),
       event_slots_(layout.event_slots),
-      ring_bytes_(layout.ring_bytes) {}
+      ring_bytes_(layout.ring_bytes),
+      hist_slot_bytes_(layout.hist_slot_bytes) {}
 
 Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
                                             const TraceMemoryLayout& layout) {
@@ -58,6 +62,8 @@ Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
   header->syscalls_offset = layout.syscalls_offset;
   header->slots_offset = layout.slots_offset;
   header->rings_offset = layout.rings_offset;
+  header->hists_offset = layout.hists_offset;
+  header->hist_slot_bytes = layout.hist_slot_bytes;
   header->total_bytes = layout.total_bytes;
   header->magic = kTraceMemoryMagic;
   return TraceMemory(memory, layout);
@@ -75,16 +81,21 @@ Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
   }
   // Sizes are checked against the block before any arithmetic on them, so
   // that a hostile header cannot wrap the layout around to look small.
-  const bool sizes_fit = header->ring_bytes > kRingControlBytes && header->rings_offset <= size &&
-                         (header->slot_count == 0 ||
-                          header->ring_bytes <= (size - header->rings_offset) / header->slot_count);
+  const bool sizes_fit =
+      header->ring_bytes > kRingControlBytes && header->rings_offset <= size &&
+      (header->slot_count == 0 ||
+       (header->ring_bytes <= (size - header->rings_offset) / header->slot_count &&
+        header->hist_slot_bytes <= size / header->slot_count));
   if (!sizes_fit) return fail("trace memory layout is inconsistent with the block");
-  const TraceMemoryLayout expected = TraceMemoryLayout::compute(
-      header->slot_count, header->event_slots, header->ring_bytes - kRingControlBytes);
+  const TraceMemoryLayout expected =
+      TraceMemoryLayout::compute(header->slot_count, header->event_slots,
+                                 header->ring_bytes - kRingControlBytes, header->hist_slot_bytes);
   const bool consistent = expected.counters_offset == header->counters_offset &&
                           expected.syscalls_offset == header->syscalls_offset &&
                           expected.slots_offset == header->slots_offset &&
                           expected.rings_offset == header->rings_offset &&
+                          expected.hists_offset == header->hists_offset &&
+                          expected.hist_slot_bytes == header->hist_slot_bytes &&
                           expected.total_bytes == header->total_bytes &&
                           header->ring_bytes > kRingControlBytes;
   if (!consistent || header->total_bytes > size) return fail("trace memory layout is inconsistent");

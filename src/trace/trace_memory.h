@@ -4,7 +4,13 @@
 // and mapped by the CLI: per-event counters (the profile), a table of ring
 // slots, and the rings themselves, one per traced thread.
 //
-//   | header | counters[event_slots] | slot states[slot_count] | ring 0 | ring 1 | ...
+//   | header | counters[event_slots] | syscall stats | slot states[slot_count]
+//   | ring 0 | ring 1 | ... | hist tables of slot 0 | of slot 1 | ...
+//
+// The hist tables (--trigger hist:..., trace/hist_table.h) are per slot as
+// the rings are: a thread aggregates into its own slot's table of each
+// event, with no atomic operation, and the CLI merges the tables at the
+// end. A slot's tables outlive its thread: the next owner adds to them.
 //
 // A thread takes a free slot on its first hit (kFree -> kActive), gives it
 // back when it exits (kActive -> kRetired); the CLI drains a retired ring to
@@ -27,7 +33,7 @@
 namespace dprobe::trace {
 
 inline constexpr uint32_t kTraceMemoryMagic = 0x454d5244;  // "DRME"
-inline constexpr uint32_t kTraceMemoryVersion = 3;
+inline constexpr uint32_t kTraceMemoryVersion = 4;
 
 struct TraceMemoryHeader {
   uint32_t magic;
@@ -44,6 +50,8 @@ struct TraceMemoryHeader {
   uint64_t syscalls_offset;
   uint64_t slots_offset;
   uint64_t rings_offset;
+  uint64_t hists_offset;
+  uint64_t hist_slot_bytes;  // one slot's hist tables, every event's
   uint64_t total_bytes;
   // Hits that found every ring slot taken: lost, and counted here.
   alignas(64) std::atomic<uint64_t> slotless;
@@ -51,10 +59,12 @@ struct TraceMemoryHeader {
 
 // Per event: hits, and misses (a nested hit whose handler could not run,
 // or a record that found its ring full), as the kernel's kprobe_profile;
-// and whether the CLI has disabled it (zero, as fresh memory, is enabled).
+// hits its filter (--filter) turned away, which are neither; and whether
+// the CLI has disabled it (zero, as fresh memory, is enabled).
 struct EventCounter {
   std::atomic<uint64_t> hits;
   std::atomic<uint64_t> misses;
+  std::atomic<uint64_t> filtered;
   std::atomic<uint32_t> disabled;
 };
 
@@ -82,10 +92,13 @@ struct TraceMemoryLayout {
   uint64_t syscalls_offset = 0;
   uint64_t slots_offset = 0;
   uint64_t rings_offset = 0;
+  uint64_t hists_offset = 0;
+  uint64_t hist_slot_bytes = 0;
   uint64_t total_bytes = 0;
 
+  // `hist_bytes`: the hist tables one slot needs, every event's together.
   static TraceMemoryLayout compute(uint32_t slot_count, uint32_t event_slots,
-                                   uint64_t ring_data_bytes);
+                                   uint64_t ring_data_bytes, uint64_t hist_bytes = 0);
 };
 
 // A view over the mapped block; it owns nothing.
@@ -114,6 +127,10 @@ class TraceMemory {
   SyscallStats& syscall_stats(uint32_t nr) const { return syscalls_[nr]; }
   SlotState& slot(uint32_t index) const { return slots_[index]; }
   void* ring(uint32_t index) const { return rings_ + index * ring_bytes_; }
+  // Slot `index`'s hist tables (hist_slot_bytes() of them); an event's
+  // table is at its EventAnalysis::hist_offset in them.
+  std::byte* hist_tables(uint32_t index) const { return hists_ + index * hist_slot_bytes_; }
+  uint64_t hist_slot_bytes() const { return hist_slot_bytes_; }
 
  private:
   TraceMemory(void* memory, const TraceMemoryLayout& layout);
@@ -123,9 +140,11 @@ class TraceMemory {
   SyscallStats* syscalls_;
   SlotState* slots_;
   std::byte* rings_;
+  std::byte* hists_;
   uint32_t slot_count_;
   uint32_t event_slots_;
   uint64_t ring_bytes_;
+  uint64_t hist_slot_bytes_;
 };
 
 }  // namespace dprobe::trace

@@ -67,6 +67,9 @@ inline constexpr CaretCase kParseCaretCases[] = {
      R"(                           ^)", ErrorCode::BAD_ARG_NUM},
     {R"(p:grp/ev libc.so.6:open fd=$foo)",
      R"(                           ^)", ErrorCode::BAD_VAR},
+    // $duration is dprobe's, for return probes only.
+    {R"(p:grp/ev libc.so.6:open lat=$duration)",
+     R"(                            ^)", ErrorCode::BAD_VAR},
     {R"(e:grp/ev syscalls)",
      R"(         ^)", ErrorCode::NO_EVENT_INFO},
     {R"(e:grp/ev syscalls/sys_enter_nosuch)",

@@ -35,6 +35,8 @@ TEST(Definition, ReturnProbes) {
   EXPECT_EQ(r.spec.event.name, "r_malloc_0");
   EXPECT_EQ(normalized("r libc.so.6:malloc $retval"),
             "r:dprobes/r_malloc_0 libc.so.6:malloc arg1=$retval:x64");
+  EXPECT_EQ(normalized("r libc.so.6:malloc lat=$duration:u64"),
+            "r:dprobes/r_malloc_0 libc.so.6:malloc lat=$duration:u64");
   EXPECT_EQ(normalized("p libc.so.6:malloc%return rv=$retval"),
             "r:dprobes/r_malloc_0 libc.so.6:malloc rv=$retval:x64");
   Definition max = parse_ok("r16:g/ev libc.so.6:malloc");

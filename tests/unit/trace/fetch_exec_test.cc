@@ -137,7 +137,8 @@ class FetchExecTest : public ::testing::Test {
                        entry_args_.empty() ? nullptr : entry_args_.data(),
                        static_cast<uint32_t>(entry_args_.size()),
                        comm_,
-                       memory_.reader()};
+                       memory_.reader(),
+                       duration_ns_};
     hit.size = store_event_args(hit.event, env, buffer.data(), capacity);
     for (uint32_t i = capacity; i < buffer.size(); ++i) {
       EXPECT_EQ(buffer[i], kPoison) << "written past the capacity at " << i;
@@ -166,6 +167,7 @@ class FetchExecTest : public ::testing::Test {
   FakeMemory memory_;
   std::vector<uint64_t> entry_args_;
   char comm_[16] = "worker";
+  uint64_t duration_ns_ = 0;
 };
 
 // ---- Types ----------------------------------------------------------------
@@ -306,6 +308,12 @@ TEST_F(FetchExecTest, ReturnProbeArgumentsComeFromTheEntry) {
   const Hit hit = run("$arg1:u32 $arg3:u32 rv=$retval:s64 $arg4:u32", Isa::kX86_64, 'r');
   EXPECT_EQ(hit.args, " arg1=11 arg2=33 rv=-9 arg4=0");  // $arg4 was never fetched
   EXPECT_EQ(hit.event.args[0].offset, 40u);
+}
+
+TEST_F(FetchExecTest, DurationIsTheReturnInstancesElapsedTime) {
+  duration_ns_ = 1'500'000;
+  const Hit hit = run("lat=$duration:u64 us=$duration:u32", Isa::kX86_64, 'r');
+  EXPECT_EQ(hit.args, " lat=1500000 us=1500000");
 }
 
 TEST_F(FetchExecTest, ReturnValueOnArm64) {

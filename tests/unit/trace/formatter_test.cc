@@ -126,6 +126,9 @@ class FakeSymbolizer : public Symbolizer {
     }
     return std::nullopt;
   }
+  std::string_view object_name(uint64_t address) const override {
+    return address >= 0x7f0000000000 ? "libc.so.6" : "ls";
+  }
 
  private:
   struct Symbol {
@@ -259,6 +262,34 @@ TEST(FormatText, KernelReturnLine) {
   EXPECT_EQ(text(ev, b.build(), &symbols),
             "              ls-1882    [000] .....    86.566765: ropendir: "
             "(main+0x5a/0x120 <- opendir) rv=0x561ea4b8e270\n");
+}
+
+TEST(FormatText, UserStackBlockFollowsTheLine) {
+  EventDesc ev = make_event("opendir", false, {{"d", TypeId::kX64}});
+  add_stack_field(ev);
+  RecordBuilder b(ev);
+  b.ip(kOpendir).value(0, 1);
+  std::vector<std::byte> record = b.build();
+  const uint64_t frames[] = {kOpendir, kMainPlus5a, 0x1234, 0};
+  const auto start = static_cast<uint32_t>(record.size());
+  for (uint64_t pc : frames) {
+    record.resize(record.size() + 8);
+    store_field(record.data(), static_cast<uint32_t>(record.size() - 8), pc);
+  }
+  store_field(record.data(), ev.stack_offset, make_data_loc(start, sizeof(frames)));
+  store_field(record.data(), 2, static_cast<uint16_t>(record.size()));
+  const FakeSymbolizer symbols;
+  EXPECT_EQ(text(ev, record, &symbols), std::string(kHead) + "opendir: (opendir+0x0/0x9a) d=0x1\n" +
+                                            std::string(kHead) +
+                                            "<user stack trace>\n"
+                                            " => opendir+0x0/0x9a (libc.so.6)\n"
+                                            " => main+0x5a/0x120 (ls)\n"
+                                            " => 0x1234 (ls)\n"
+                                            " => ??\n");
+  // A stack field pointing outside the record prints the block with no frame.
+  store_field(record.data(), ev.stack_offset, make_data_loc(start, 4096));
+  EXPECT_EQ(text(ev, record, &symbols), std::string(kHead) + "opendir: (opendir+0x0/0x9a) d=0x1\n" +
+                                            std::string(kHead) + "<user stack trace>\n");
 }
 
 TEST(FormatText, ReturnWithoutSymbols) {
@@ -526,6 +557,26 @@ TEST(FormatJson, ReturnEvent) {
             R"({"ts":86.566765,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"test",)"
             R"("event":"ropendir","func":"0x7fdc221d4e90","ret_ip":"0x561ea4b8e05a",)"
             R"("args":{"rv":"0x561ea4b8e270"}})"
+            "\n");
+}
+
+TEST(FormatJson, UserStackIsAnArrayOfFrames) {
+  EventDesc ev = make_event("opendir", false, {});
+  add_stack_field(ev);
+  std::vector<std::byte> record = RecordBuilder(ev).ip(kOpendir).build();
+  const auto start = static_cast<uint32_t>(record.size());
+  for (uint64_t pc : {kMainPlus5a, uint64_t{0x1234}}) {
+    record.resize(record.size() + 8);
+    store_field(record.data(), static_cast<uint32_t>(record.size() - 8), pc);
+  }
+  store_field(record.data(), ev.stack_offset, make_data_loc(start, 16));
+  store_field(record.data(), 2, static_cast<uint16_t>(record.size()));
+  const FakeSymbolizer symbols;
+  EXPECT_EQ(json(ev, record, &symbols),
+            R"({"ts":86.566478,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"test",)"
+            R"("event":"opendir","ip":"0x7fdc221d4e90","sym":"opendir+0x0/0x9a","args":{},)"
+            R"("stack":[{"ip":"0x561ea4b8e05a","sym":"main+0x5a/0x120","object":"ls"},)"
+            R"({"ip":"0x1234","object":"ls"}]})"
             "\n");
 }
 

@@ -132,6 +132,25 @@ TEST(TraceMemory, InitializeThenAttach) {
   EXPECT_EQ(attached->ring(7), memory->ring(7));
 }
 
+TEST(TraceMemory, HistTablesFollowTheRingsOnePageAlignedBlockPerSlot) {
+  const auto layout = TraceMemoryLayout::compute(3, 2, 8192, 5000);
+  EXPECT_EQ(layout.hist_slot_bytes, 2 * kPage);
+  EXPECT_EQ(layout.hists_offset, layout.rings_offset + 3 * layout.ring_bytes);
+  EXPECT_EQ(layout.total_bytes, layout.hists_offset + 3 * 2 * kPage);
+  Block block(layout.total_bytes);
+  auto memory = TraceMemory::initialize(block.data(), block.size(), layout);
+  ASSERT_TRUE(memory) << memory.error().message;
+  auto attached = TraceMemory::attach(block.data(), block.size());
+  ASSERT_TRUE(attached) << attached.error().message;
+  EXPECT_EQ(attached->hist_slot_bytes(), 2 * kPage);
+  EXPECT_EQ(attached->hist_tables(2), memory->hist_tables(2));
+  EXPECT_EQ(attached->hist_tables(2) + 2 * kPage,
+            reinterpret_cast<std::byte*>(block.data()) + layout.total_bytes);
+  // A header that claims more hist tables than the block holds is refused.
+  block.header().hist_slot_bytes = block.size();
+  EXPECT_FALSE(TraceMemory::attach(block.data(), block.size()));
+}
+
 TEST(TraceMemory, AttachThroughAnotherMappingSeesTheSameCounters) {
   // The agent formats a memfd; the CLI maps the descriptor it was sent.
   const auto layout = TraceMemoryLayout::compute(4, 3, 4096);
