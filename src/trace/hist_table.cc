@@ -1,0 +1,301 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The update half runs in the agent on a hit, from an optimized probe's
+// trampoline that saves no vector state: plain integer code, every byte
+// loop kept from becoming a memset/memcpy call. The merge half runs in
+// the CLI and trusts nothing it reads.
+#include "trace/hist_table.h"
+
+#include <cstring>
+#include <map>
+
+// A compiler may turn a byte loop into a call to memset or memcpy, which
+// are libc, which the traced program may be running when the hit comes.
+#if defined(__clang__)
+#define DPROBE_NO_LIBC_CALLS __attribute__((no_builtin))
+#elif defined(__GNUC__)
+#define DPROBE_NO_LIBC_CALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define DPROBE_NO_LIBC_CALLS
+#endif
+
+namespace dprobe::trace {
+namespace {
+
+constexpr uint32_t kHeaderBytes = sizeof(HistTableHeader);
+constexpr uint32_t kKeyWordsMax = kHistKeySizeMax / 8;  // the largest key, in u64 words
+
+// The shape the table layout is computed from; a table whose spec fails
+// these is never written or read.
+bool valid_shape(const HistSpec& spec) {
+  if (spec.size < kHistSizeMin || spec.size > kHistSizeMax) return false;
+  if ((spec.size & (spec.size - 1)) != 0) return false;
+  if (spec.keys.empty() || spec.keys.size() > kHistKeysMax) return false;
+  if (spec.vals.size() >= kHistValsMax) return false;
+  return spec.key_bytes() <= kHistKeySizeMax;
+}
+
+struct Layout {
+  uint32_t size;
+  uint32_t slots;
+  uint32_t entry_bytes;
+  uint32_t vals;
+  uint32_t comm_offset;  // in an entry, when has_comm
+  uint32_t key_offset;   // in an entry
+  uint32_t key_words;
+  bool has_comm;
+};
+
+Layout layout_of(const HistSpec& spec) {
+  Layout l{};
+  l.size = spec.size;
+  l.slots = 2 * spec.size;
+  l.entry_bytes = spec.entry_bytes();
+  l.vals = static_cast<uint32_t>(spec.vals.size());
+  l.has_comm = spec.has_execname();
+  l.comm_offset = 8 + 8 * l.vals;
+  l.key_offset = l.comm_offset + (l.has_comm ? kHistCommBytes : 0);
+  l.key_words = spec.key_bytes() / 8;
+  return l;
+}
+
+uint64_t* slots_of(void* table) {
+  return reinterpret_cast<uint64_t*>(static_cast<std::byte*>(table) + kHeaderBytes);
+}
+uint64_t* entry_of(void* table, const Layout& l, uint64_t index) {
+  std::byte* entries = static_cast<std::byte*>(table) + kHeaderBytes + uint64_t{8} * l.slots;
+  return reinterpret_cast<uint64_t*>(entries + index * l.entry_bytes);
+}
+
+// ---- Agent side --------------------------------------------------------------
+
+DPROBE_NO_LIBC_CALLS void zero_words(uint64_t* words, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) words[i] = 0;
+}
+
+DPROBE_NO_LIBC_CALLS void copy_chars(std::byte* dst, const char* src, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(src[i]);
+}
+
+// Writes one key's bytes at `dst` (zeroed beforehand).
+DPROBE_NO_LIBC_CALLS void store_key(std::byte* dst, const HistKey& key, const HitFields& hit,
+                                    const uint64_t* stack, uint32_t depth) {
+  if (key.stacktrace) {
+    const uint32_t frames =
+        stack == nullptr ? 0 : (depth < kHistStackDepth ? depth : kHistStackDepth);
+    for (uint32_t i = 0; i < frames; ++i) __builtin_memcpy(dst + 8 * i, &stack[i], 8);
+    return;
+  }
+  if (key.field.is_string()) {
+    // The kernel's add_to_key: at most its key's size less the NUL.
+    const uint32_t room =
+        hist_key_storage(key) - (key.field.source == FieldSource::kComm ? 0u : 1u);
+    const FieldString s = read_string(key.field, hit);
+    copy_chars(dst, s.data, s.length < room ? s.length : room);
+    return;
+  }
+  const uint64_t value = hist_field_value(key, hit);
+  __builtin_memcpy(dst, &value, 8);
+}
+
+uint64_t hash_words(const uint64_t* words, uint32_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (uint32_t i = 0; i < n; ++i) {
+    h = (h ^ words[i]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+bool same_words(const uint64_t* a, const uint64_t* b, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// A new entry at index `index`: its key and (with .execname) the comm.
+DPROBE_NO_LIBC_CALLS void claim_entry(uint64_t* entry, const Layout& l, const uint64_t* key,
+                                      const HitFields& hit) {
+  zero_words(entry, l.key_offset / 8);
+  if (l.has_comm && hit.comm != nullptr) {
+    __builtin_memcpy(reinterpret_cast<std::byte*>(entry) + l.comm_offset, hit.comm, kHistCommBytes);
+  }
+  uint64_t* entry_key = entry + l.key_offset / 8;
+  for (uint32_t i = 0; i < l.key_words; ++i) entry_key[i] = key[i];
+}
+
+// The entry of `key`, claimed if new; nullptr when the table is full.
+uint64_t* find_or_claim(void* table, const Layout& l, const uint64_t* key, const HitFields& hit) {
+  auto* header = static_cast<HistTableHeader*>(table);
+  uint64_t* slots = slots_of(table);
+  const uint64_t hash = hash_words(key, l.key_words);
+  const uint64_t tag = hash >> 32;
+  const uint32_t mask = l.slots - 1;
+  uint32_t at = static_cast<uint32_t>(hash) & mask;
+  for (uint32_t probes = 0; probes < l.slots; ++probes, at = (at + 1) & mask) {
+    const uint64_t slot = slots[at];
+    if (slot == 0) {
+      if (header->used >= l.size) return nullptr;
+      const uint64_t index = header->used++;
+      uint64_t* entry = entry_of(table, l, index);
+      claim_entry(entry, l, key, hit);
+      slots[at] = tag << 32 | (index + 1);
+      return entry;
+    }
+    if (slot >> 32 != tag) continue;
+    const uint64_t index = (slot & 0xffffffffu) - 1;
+    if (index >= header->used || index >= l.size) continue;  // not ours: the program wrote here
+    uint64_t* entry = entry_of(table, l, index);
+    if (same_words(entry + l.key_offset / 8, key, l.key_words)) return entry;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+uint64_t hist_table_bytes(const HistSpec& spec) {
+  if (!valid_shape(spec)) return 0;
+  const Layout l = layout_of(spec);
+  return kHeaderBytes + uint64_t{8} * l.slots + uint64_t{l.entry_bytes} * l.size;
+}
+
+void hist_table_init(void* table, const HistSpec& spec) noexcept {
+  const uint64_t bytes = hist_table_bytes(spec);
+  if (table != nullptr && bytes != 0) std::memset(table, 0, bytes);
+}
+
+uint64_t hist_field_value(const HistKey& key, const HitFields& hit) noexcept {
+  uint64_t value = read_number(key.field, hit);
+  if (key.has(kHistUsecs) && key.field.source == FieldSource::kDuration) value /= 1000;
+  if (key.has(kHistLog2)) return hist_log2(value);
+  if (key.has(kHistBuckets) && key.buckets != 0) return value / key.buckets * key.buckets;
+  return value;
+}
+
+void hist_update(void* table, const HistSpec& spec, const HitFields& hit, const uint64_t* stack,
+                 uint32_t depth) noexcept {
+  if (table == nullptr || !valid_shape(spec)) return;
+  const Layout l = layout_of(spec);
+  auto* header = static_cast<HistTableHeader*>(table);
+  if (header->size == 0 && header->entry_bytes == 0) {
+    header->size = l.size;
+    header->entry_bytes = l.entry_bytes;
+  }
+  uint64_t key[kKeyWordsMax];
+  zero_words(key, l.key_words);
+  auto* key_bytes = reinterpret_cast<std::byte*>(key);
+  for (size_t i = 0; i < spec.keys.size(); ++i) {
+    store_key(key_bytes + hist_key_offset(spec, i), spec.keys[i], hit, stack, depth);
+  }
+  uint64_t* entry = find_or_claim(table, l, key, hit);
+  if (entry == nullptr) {
+    ++header->dropped;
+    return;
+  }
+  ++entry[0];
+  for (uint32_t v = 0; v < l.vals; ++v) entry[1 + v] += hist_field_value(spec.vals[v], hit);
+}
+
+// ---- CLI side ------------------------------------------------------------------
+
+namespace {
+
+std::string bounded_text(const std::byte* bytes, uint32_t size) {
+  const auto* chars = reinterpret_cast<const char*>(bytes);
+  uint32_t length = 0;
+  while (length < size && chars[length] != '\0') ++length;
+  return std::string(chars, length);
+}
+
+HistKeyValue decode_key(const std::byte* bytes, const HistKey& key) {
+  HistKeyValue value;
+  if (key.stacktrace) {
+    for (uint32_t i = 0; i < kHistStackDepth; ++i) {
+      uint64_t pc;
+      std::memcpy(&pc, bytes + 8 * i, 8);
+      if (pc == 0) break;  // the kernel prints up to the first empty frame
+      value.frames.push_back(pc);
+    }
+  } else if (key.is_string()) {
+    value.text = bounded_text(bytes, hist_key_storage(key));
+  } else {
+    std::memcpy(&value.number, bytes, 8);
+  }
+  return value;
+}
+
+HistEntry decode_entry(const std::byte* entry, const HistSpec& spec, const Layout& l) {
+  HistEntry out;
+  std::memcpy(&out.hitcount, entry, 8);
+  out.vals.resize(l.vals);
+  for (uint32_t v = 0; v < l.vals; ++v) std::memcpy(&out.vals[v], entry + 8 + 8 * v, 8);
+  if (l.has_comm) out.comm = bounded_text(entry + l.comm_offset, kHistCommBytes);
+  for (size_t i = 0; i < spec.keys.size(); ++i) {
+    out.keys.push_back(decode_key(entry + l.key_offset + hist_key_offset(spec, i), spec.keys[i]));
+  }
+  return out;
+}
+
+// Equal keys give equal strings, different keys different ones.
+std::string identity(const HistEntry& entry) {
+  std::string out;
+  for (const HistKeyValue& key : entry.keys) {
+    out.append(reinterpret_cast<const char*>(&key.number), 8);
+    const uint64_t text_size = key.text.size();
+    out.append(reinterpret_cast<const char*>(&text_size), 8);
+    out += key.text;
+    const uint64_t frames = key.frames.size();
+    out.append(reinterpret_cast<const char*>(&frames), 8);
+    out.append(reinterpret_cast<const char*>(key.frames.data()), 8 * key.frames.size());
+  }
+  return out;
+}
+
+void add_entry(HistResult& into, std::map<std::string, size_t>& index, HistEntry entry,
+               uint32_t size) {
+  std::string id = identity(entry);
+  auto it = index.find(id);
+  if (it != index.end()) {
+    HistEntry& held = into.entries[it->second];
+    held.hitcount += entry.hitcount;
+    for (size_t v = 0; v < held.vals.size() && v < entry.vals.size(); ++v) {
+      held.vals[v] += entry.vals[v];
+    }
+    into.hits += entry.hitcount;
+    return;
+  }
+  if (into.entries.size() >= size) {
+    into.dropped += entry.hitcount;
+    return;
+  }
+  into.hits += entry.hitcount;
+  index.emplace(std::move(id), into.entries.size());
+  into.entries.push_back(std::move(entry));
+}
+
+}  // namespace
+
+bool hist_merge(HistResult& into, const void* table, uint64_t table_bytes, const HistSpec& spec) {
+  const uint64_t need = hist_table_bytes(spec);
+  if (table == nullptr || need == 0 || table_bytes < need) return false;
+  const Layout l = layout_of(spec);
+  HistTableHeader header;
+  std::memcpy(&header, table, sizeof(header));
+  if (header.size == 0 && header.entry_bytes == 0) return true;  // never hit
+  if (header.size != l.size || header.entry_bytes != l.entry_bytes) return false;
+
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < into.entries.size(); ++i) index.emplace(identity(into.entries[i]), i);
+  const uint64_t used = header.used < l.size ? header.used : l.size;
+  const auto* entries = static_cast<const std::byte*>(table) + kHeaderBytes + uint64_t{8} * l.slots;
+  for (uint64_t i = 0; i < used; ++i) {
+    add_entry(into, index, decode_entry(entries + i * l.entry_bytes, spec, l), l.size);
+  }
+  into.dropped += header.dropped;
+  return true;
+}
+
+}  // namespace dprobe::trace
