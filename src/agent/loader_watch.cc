@@ -12,6 +12,7 @@
 #include "agent/controller.h"
 #include "agent/jump_optimizer.h"
 #include "agent/loaded_objects.h"
+#include "agent/stack_trace.h"
 #include "agent/thread_trace.h"
 
 namespace dprobe::agent {
@@ -48,6 +49,7 @@ void before_delete() {
 
 // Forgets what went, re-arms what stayed; answers what came.
 void after_change() {
+  refresh_unwind_objects();  // stack traces: the objects mapped from now on
   AgentState& state = agent_state();
   std::vector<MappedObject> now = mapped_objects();
   protocol::ObjectsChanged changed;
@@ -117,6 +119,7 @@ void on_loader_event(const arch::SavedRegs&) {
 }  // namespace
 
 bool watch_loader(core::ProbeRegistry& registry) {
+  refresh_unwind_objects();  // stack traces: the objects mapped at start
   g_known = new std::vector<KnownObject>;
   for (MappedObject& mapped : mapped_objects()) g_known->push_back({std::move(mapped), true});
   const auto r_brk = static_cast<uint64_t>(_r_debug.r_brk);
