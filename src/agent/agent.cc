@@ -317,8 +317,8 @@ class Agent {
     for (const auto& probe : probes.probes) {
       event_slots = std::max<uint32_t>(event_slots, probe.spec.event.id + 1u);
     }
-    const auto layout =
-        trace::TraceMemoryLayout::compute(probes.max_threads, event_slots, probes.ring_data_bytes);
+    const auto layout = trace::TraceMemoryLayout::compute(
+        probes.max_threads, event_slots, probes.ring_data_bytes, probes.hist_slot_bytes);
     auto shm = trace::SharedMemory::create("dprobe-trace", layout.total_bytes);
     if (!shm) return false;
     auto memory = trace::TraceMemory::initialize(shm->data(), shm->size(), layout);

@@ -27,6 +27,7 @@ struct AgentEvent {
   uint32_t maxactive = 0;           // return events: live instances per thread
   uint32_t entry_args = 0;          // return events: $arg1..N to fetch at entry
   trace::RegisterFields registers;  // the fields, where registers alone make them
+  bool needs_stack = false;         // --stacktrace, or a hist trigger keyed on the stack
 };
 
 // Events by id. Probes name their handlers by event id; an event, once

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "agent/agent_state.h"
+#include "agent/hit_analysis.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/unsafe_code.h"
+#include "trace/event_analysis.h"
 #include "trace/fetch_exec.h"
 #include "trace/record.h"
 
@@ -52,6 +54,7 @@ uint32_t max_record_size(const trace::EventDesc& event) {
       size += uint64_t{trace::kMaxStringSize} * (arg.count ? arg.count : 1);
     }
   }
+  size += stack_record_bytes(event);
   return static_cast<uint32_t>(std::min<uint64_t>(size, trace::kMaxRecordSize));
 }
 
@@ -62,7 +65,8 @@ const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   state.events.add(std::make_unique<AgentEvent>(AgentEvent{
       event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,
       trace::plan_register_fields(event, arch::host_isa(),
-                                  event.is_return ? core::kMaxEntryArgs : 0)}));
+                                  event.is_return ? core::kMaxEntryArgs : 0),
+      event.analysis && event.analysis->needs_stack(event)}));
   return state.events.find(event.id);
 }
 
@@ -77,6 +81,11 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
     if (request.spec.event.id >= state.memory->event_slots()) {
       report.results.push_back({request.spec.event.id, protocol::ArmStatus::kPatchFailed,
                                 "event id beyond the session's counters"});
+      continue;
+    }
+    if (!analysis_fits(request.spec.event, *state.memory)) {
+      report.results.push_back({request.spec.event.id, protocol::ArmStatus::kPatchFailed,
+                                "its filter, trigger or stack field does not fit the event"});
       continue;
     }
     if (request.spec.event.is_return) {
@@ -108,6 +117,9 @@ void add_syscall_events(const protocol::Probes& probes, protocol::ArmReport& rep
     if (id >= state.memory->event_slots()) {
       report.results.push_back(
           {id, protocol::ArmStatus::kPatchFailed, "event id beyond the session's counters"});
+    } else if (!analysis_fits(spec.event, *state.memory)) {
+      report.results.push_back({id, protocol::ArmStatus::kPatchFailed,
+                                "its filter, trigger or stack field does not fit the event"});
     } else if (unavailable != 0) {
       report.results.push_back(
           {id, protocol::ArmStatus::kRejected,

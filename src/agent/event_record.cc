@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agent/hit_analysis.h"
 #include "arch/runtime/safe_memory.h"
 #include "trace/record.h"
 
@@ -67,8 +68,13 @@ void record_entry_event(const AgentEvent& event, const HitInfo& hit, const arch:
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
   const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
-  thread.writer().commit(
-      trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
+  uint32_t size =
+      trace::store_event_args(event.desc, event.registers, env, record, event.max_record);
+  if (event.desc.analysis && size != 0 &&
+      !analyze_hit(event, {record, size, regs, 0, hit.memory}, thread, memory)) {
+    return;  // filtered out, or aggregated instead of recorded
+  }
+  thread.writer().commit(size);
 }
 
 trace::MemoryReader safe_memory_reader() noexcept { return {read_memory, read_string, nullptr}; }

@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "agent/event_record.h"
+#include "agent/hit_analysis.h"
+#include "agent/stack_trace.h"
 #include "agent/vdso.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/return_stubs.h"
@@ -212,11 +214,17 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   }
   // A session that asks for $duration stamps CLOCK_MONOTONIC (the CLI
   // sees to it), so the difference is nanoseconds.
+  const uint64_t duration = now - instance.entry_time;
   const trace::FetchEnv env{
-      regs.slot,   arch::host_isa(), instance.entry_args,      core::kMaxEntryArgs,
-      thread.comm, memory,           now - instance.entry_time};
-  thread.writer().commit(
-      trace::store_event_args(event.desc, event.registers, env, record, event.max_record));
+      regs.slot, arch::host_isa(), instance.entry_args, core::kMaxEntryArgs, thread.comm,
+      memory,    duration};
+  uint32_t size =
+      trace::store_event_args(event.desc, event.registers, env, record, event.max_record);
+  if (event.desc.analysis && size != 0 &&
+      !analyze_hit(event, {record, size, regs, duration, memory}, thread, *state.memory)) {
+    return;  // filtered out, or aggregated instead of recorded
+  }
+  thread.writer().commit(size);
 }
 
 void run_return_events(const ReturnInstance& instance, const uint64_t* saved, ThreadTrace& thread,
@@ -306,6 +314,8 @@ bool init_return_probes() {
   if (!stubs || !register_frames(stubs->eh_frame())) return false;
   machinery->stubs.emplace(std::move(*stubs));
   g_machinery = machinery;  // never freed: stubs may be on stacks until the end
+  // Stacks unwound at a hit (--stacktrace) see through the return stubs.
+  set_return_stubs(&*machinery->stubs, &machinery->pool);
   return true;
 }
 

@@ -114,7 +114,7 @@ std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sou
       ok = false;
     }
   }
-  if (!ok) return std::nullopt;
+  if (!ok || !apply_analysis(sources.analysis, set, &errors)) return std::nullopt;
   return set;
 }
 
@@ -128,6 +128,7 @@ lang::DefinitionSet load_definitions_for(const DefinitionSources& sources,
   for (const lang::SourceLine& line : lines) {
     if (!add_line(line, resolver, set) && unresolved != nullptr) unresolved->push_back(line.text);
   }
+  apply_analysis(sources.analysis, set, nullptr);
   return set;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/analysis_options.h"
 #include "lang/definition_set.h"
 
 namespace dprobe::cli {
@@ -29,6 +30,8 @@ struct DefinitionSources {
   // How -e and -f were interleaved on the command line, so that a removal
   // applies to what came before it. Empty: every -e, then every -f.
   std::vector<SourceKind> order;
+  // --filter, --trigger, --stacktrace: applied to the events once loaded.
+  AnalysisSources analysis;
 };
 
 // The loaded definitions, or nullopt when any was bad (all are reported).

@@ -15,6 +15,7 @@
 #include "cli/terminal_text.h"
 #include "cli/trace_clock.h"
 #include "protocol/channel.h"
+#include "trace/event_analysis.h"
 
 namespace dprobe::cli {
 namespace {
@@ -128,10 +129,31 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
 
 namespace {
 
+bool uses_duration(const trace::FilterProgram& filter) {
+  for (const trace::RecordField& field : filter.fields) {
+    if (field.source == trace::FieldSource::kDuration) return true;
+  }
+  return false;
+}
+
+bool uses_duration(const trace::EventAnalysis& analysis) {
+  if (uses_duration(analysis.filter)) return true;
+  for (const trace::HistTrigger& hist : analysis.hists) {
+    if (uses_duration(hist.filter)) return true;
+    for (const auto* keys : {&hist.spec.keys, &hist.spec.vals}) {
+      for (const trace::HistKey& key : *keys) {
+        if (!key.stacktrace && key.field.source == trace::FieldSource::kDuration) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // $duration is a difference of two record times, taken in the agent: it
 // is nanoseconds only where hits stamp CLOCK_MONOTONIC.
 bool uses_duration(const lang::DefinitionSet& set) {
   for (const trace::ProbeSpec& spec : set.specs()) {
+    if (spec.event.analysis && uses_duration(*spec.event.analysis)) return true;
     for (const trace::EventArg& arg : spec.event.args) {
       for (const trace::FetchInsn& insn : arg.code) {
         if (insn.op == trace::FetchOp::kDuration) return true;
@@ -163,6 +185,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   for (const trace::ProbeSpec& spec : set.specs()) {
     if (trace::is_syscall_source(spec.event.source)) probes.syscall_events.push_back(spec);
   }
+  probes.hist_slot_bytes = hist_slot_bytes(set);
   list_probes_ = options.list_probes;
   if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
       !sent) {
@@ -199,8 +222,8 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   }
   // The agent lays the memory out from what we asked for; anything else
   // (the program wrote over the header first) is not to be read.
-  const trace::TraceMemoryLayout asked =
-      trace::TraceMemoryLayout::compute(options.max_threads, event_slots, options.ring_bytes);
+  const trace::TraceMemoryLayout asked = trace::TraceMemoryLayout::compute(
+      options.max_threads, event_slots, options.ring_bytes, probes.hist_slot_bytes);
   if (memory->slot_count() != asked.slot_count || memory->event_slots() != asked.event_slots ||
       memory->ring_bytes() != asked.ring_bytes) {
     errors << "dprobe: error: trace memory: its layout is not the one asked for\n";

@@ -56,6 +56,22 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
   command->add_flag("--summary", flags.summary,
                     "Count every system call (calls, errors, time from enter to exit) and print "
                     "the table at the end on stderr, as strace -c");
+  command
+      ->add_option("--filter", flags.sources.analysis.filters,
+                   "Keep only the hits of GRP/EVENT that pass EXPR, the kernel's event filter "
+                   "grammar: 'GRP/EVENT:size > 4096 && comm ~ \"py*\"' (repeatable)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--trigger", flags.sources.analysis.triggers,
+                   "Aggregate GRP/EVENT's hits in the agent, the kernel's hist trigger: "
+                   "'GRP/EVENT:hist:keys=size.log2:sort=hitcount.descending'; printed at the end "
+                   "on stderr, in the kernel's hist layout (repeatable)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--stacktrace", flags.sources.analysis.stacktraces,
+                   "Record the user stack at each hit of GRP/EVENT, unwound through .eh_frame, "
+                   "printed under its line as ftrace's user stack block (repeatable)")
+      ->allow_extra_args(false);
   command->add_flag("--follow", flags.follow,
                     "Trace the child processes too (forked, and the programs they exec); without "
                     "it they run with no probes");

@@ -176,6 +176,16 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
     trace.tracer->print_profile(stderr);
     std::fflush(stderr);
   }
+  // The hists go where the trace goes, text as the kernel's hist files;
+  // beside a binary trace file, on stderr.
+  if (const std::string hists = trace.tracer->hist_text(); !hists.empty()) {
+    if (settings.format == OutputFormat::kText && output_error == 0) {
+      std::fwrite(hists.data(), 1, hists.size(), trace.output->file);
+      std::fflush(trace.output->file);
+    } else {
+      errors << hists;
+    }
+  }
   errors << trace.tracer->dispatch_refused_message();
   if (settings.session.syscall_summary) {
     errors << render_syscall_summary(trace.tracer->syscall_counts());

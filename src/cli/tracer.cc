@@ -11,6 +11,7 @@
 
 #include "cli/terminal_text.h"
 #include "cli/trace_clock.h"
+#include "trace/event_analysis.h"
 #include "syscalls/syscall_table.h"
 
 namespace dprobe::cli {
@@ -116,6 +117,7 @@ void Tracer::let_go(Traced& traced) {
     traced.counts.push_back(count_of(traced, i));
   }
   add_syscall_stats(traced.session->memory(), syscall_totals_);
+  hists_.add(traced.session->memory(), *traced.set, traced.session->symbolizer());
   dispatch_refused_ +=
       __atomic_load_n(&traced.session->memory().header().dispatch_refused, __ATOMIC_RELAXED);
   lost_.add(*traced.reader);
@@ -128,12 +130,13 @@ void Tracer::let_go(Traced& traced) {
   traced.session.reset();
 }
 
-std::pair<uint64_t, uint64_t> Tracer::count_of(const Traced& traced, size_t spec) const {
+Tracer::EventCounts Tracer::count_of(const Traced& traced, size_t spec) const {
   if (traced.ended) return traced.counts[spec];
   const uint32_t id = traced.set->specs()[spec].event.id;
   const auto& counter = traced.session->memory().counter(id);
-  if (traced.reader) return {traced.reader->hits(id), traced.reader->misses(id)};
-  return {counter.hits.load(), counter.misses.load()};
+  const uint64_t filtered = counter.filtered.load(std::memory_order_relaxed);
+  if (traced.reader) return {traced.reader->hits(id), traced.reader->misses(id), filtered};
+  return {counter.hits.load(), counter.misses.load(), filtered};
 }
 
 void Tracer::drain_loop() {
@@ -297,6 +300,17 @@ std::string Tracer::dispatch_refused_message() {
          "refused with EBUSY while its system calls were traced\n";
 }
 
+std::string Tracer::hist_text() {
+  std::lock_guard lock(mutex_);
+  HistCollector hists = hists_;
+  for (auto& traced : traced_) {
+    if (!traced->ended) {
+      hists.add(traced->session->memory(), *traced->set, traced->session->symbolizer());
+    }
+  }
+  return hists.render();
+}
+
 std::vector<SyscallCount> Tracer::syscall_counts() {
   std::lock_guard lock(mutex_);
   std::vector<SyscallCount> totals = syscall_totals_;
@@ -318,25 +332,31 @@ void Tracer::print_profile(std::FILE* out) {
   // Events in the order the first program defines them, then any only
   // another program's definitions have.
   std::vector<std::string> order;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> counts;
+  std::map<std::string, EventCounts> counts;
+  bool filters = false;  // the filtered column, only where some event has a filter
   auto note = [&](const trace::EventDesc& event) {
     const std::string key = event.group + "/" + event.name;
-    if (counts.emplace(key, std::pair<uint64_t, uint64_t>{0, 0}).second) order.push_back(key);
+    if (counts.emplace(key, EventCounts{}).second) order.push_back(key);
+    if (event.analysis && !event.analysis->filter.empty()) filters = true;
     return key;
   };
   for (const trace::ProbeSpec& spec : first_set_->specs()) note(spec.event);
   for (auto& traced : traced_) {
     for (size_t i = 0; i < traced->set->specs().size(); ++i) {
-      const auto [spec_hits, spec_misses] = count_of(*traced, i);
-      auto& [hits, misses] = counts[note(traced->set->specs()[i].event)];
-      hits += spec_hits;
-      misses += spec_misses;
+      const EventCounts spec_counts = count_of(*traced, i);
+      EventCounts& total = counts[note(traced->set->specs()[i].event)];
+      total.hits += spec_counts.hits;
+      total.misses += spec_counts.misses;
+      total.filtered += spec_counts.filtered;
     }
   }
   for (const std::string& key : order) {
-    const auto& [hits, misses] = counts[key];
-    std::fprintf(out, "  %-44s %15llu %15llu\n", key.substr(key.find('/') + 1).c_str(),
-                 static_cast<unsigned long long>(hits), static_cast<unsigned long long>(misses));
+    const EventCounts& total = counts[key];
+    std::fprintf(out, "  %-44s %15llu %15llu", key.substr(key.find('/') + 1).c_str(),
+                 static_cast<unsigned long long>(total.hits),
+                 static_cast<unsigned long long>(total.misses));
+    if (filters) std::fprintf(out, " %15llu", static_cast<unsigned long long>(total.filtered));
+    std::fputc('\n', out);
   }
 }
 

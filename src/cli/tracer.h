@@ -32,6 +32,7 @@
 
 #include "cli/control_server.h"
 #include "cli/definitions.h"
+#include "cli/hist_collector.h"
 #include "cli/session.h"
 #include "cli/syscall_summary.h"
 #include "cli/trace_loop.h"
@@ -87,6 +88,9 @@ class Tracer {
   // After finish(): every traced process's system calls (--summary), by
   // number, summed over the processes.
   std::vector<SyscallCount> syscall_counts();
+  // After finish(): every hist trigger's hist (--trigger), merged over the
+  // processes, in the kernel's hist layout; empty if there is none.
+  std::string hist_text();
   // After finish(): what to say of the program's own Syscall User Dispatch
   // requests refused while its calls were traced; empty if none.
   std::string dispatch_refused_message();
@@ -110,12 +114,18 @@ class Tracer {
  private:
   // One process. When its session has ended and its rings are read to the
   // end, only its counts stay (its trace memory is let go).
+  // One event's line of the profile.
+  struct EventCounts {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    uint64_t filtered = 0;  // turned away by its filter (--filter): neither
+  };
   struct Traced {
     std::unique_ptr<Session> session;
     const lang::DefinitionSet* set;
     std::unique_ptr<TraceReader> reader;
     std::unique_ptr<EventSwitch> events;
-    std::vector<std::pair<uint64_t, uint64_t>> counts;  // hits, misses per spec, once ended
+    std::vector<EventCounts> counts;  // per spec, once ended
     bool ended = false;
   };
 
@@ -127,7 +137,7 @@ class Tracer {
   // pass (less a margin for records still being written).
   size_t drain_pass(bool final = false);
   void let_go(Traced& traced);
-  std::pair<uint64_t, uint64_t> count_of(const Traced& traced, size_t spec) const;
+  EventCounts count_of(const Traced& traced, size_t spec) const;
   static void add_syscall_stats(const trace::TraceMemory& memory,
                                 std::vector<SyscallCount>& totals);
   void note_pending(const Traced& traced);
@@ -144,6 +154,7 @@ class Tracer {
   TracePass record_pass_;  // with options_.records: their chunks
   LostCounts lost_;
   std::vector<SyscallCount> syscall_totals_;  // by number: the processes that ended
+  HistCollector hists_;                       // the processes that ended
   uint64_t dispatch_refused_ = 0;             // the same, for prctl's refused
   int output_error_ = 0;                      // written by the drainer under mutex_
   int records_error_ = 0;

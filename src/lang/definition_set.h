@@ -38,6 +38,9 @@ class DefinitionSet {
   Result<void, ProbeError> apply(Definition def, std::string origin = {});
 
   const std::vector<trace::ProbeSpec>& specs() const { return specs_; }
+  // An event to give its analysis (--filter, --trigger, --stacktrace):
+  // what its hits do, not where its probe is or what it is named.
+  trace::EventDesc& event_at(size_t index) { return specs_[index].event; }
   // sites()[i] is where specs()[i] was written.
   const std::vector<DefinitionSite>& sites() const { return sites_; }
   bool empty() const { return specs_.empty(); }

@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "protocol/messages.h"
 
+#include "protocol/analysis_wire.h"
 #include "protocol/wire.h"
 
 namespace dprobe::protocol {
@@ -57,6 +58,8 @@ void put_spec(WireWriter& w, const trace::ProbeSpec& spec) {
   w.u32(static_cast<uint32_t>(ev.syscall_nr));
   w.str(ev.syscall_name);
   w.boolean(ev.event_probe);
+  w.u32(ev.stack_offset);
+  put_analysis(w, ev.analysis.get());
 }
 
 trace::ProbeSpec get_spec(WireReader& r) {
@@ -78,6 +81,8 @@ trace::ProbeSpec get_spec(WireReader& r) {
   ev.syscall_nr = static_cast<int32_t>(r.u32());
   ev.syscall_name = r.str();
   ev.event_probe = r.boolean();
+  ev.stack_offset = r.u32();
+  ev.analysis = get_analysis(r);
   return spec;
 }
 
@@ -165,6 +170,7 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.u32(static_cast<uint32_t>(probes.syscall_events.size()));
   for (const trace::ProbeSpec& spec : probes.syscall_events) put_spec(w, spec);
   w.boolean(probes.syscall_summary);
+  w.u64(probes.hist_slot_bytes);
   return w.take();
 }
 
@@ -191,6 +197,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
     probes.syscall_events.push_back(get_spec(r));
   }
   probes.syscall_summary = r.boolean();
+  probes.hist_slot_bytes = r.u64();
   return finish(r, std::move(probes), "probes");
 }
 

@@ -85,6 +85,9 @@ struct Probes {
   // address: the agent sees every call the program makes.
   std::vector<trace::ProbeSpec> syscall_events;
   bool syscall_summary = false;  // --summary: count every call, by number
+  // Each slot's hist tables (--trigger), every event's together, pending
+  // ones included: the trace memory is laid out for them at the start.
+  uint64_t hist_slot_bytes = 0;
 };
 
 enum class ArmStatus : uint8_t {

@@ -11,6 +11,7 @@
 #define DPROBE_TRACE_EVENT_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct SymbolRef {
   std::string object;
   std::string symbol;
 };
+
+struct EventAnalysis;  // trace/event_analysis.h
 
 struct EventArg {
   std::string name;
@@ -89,6 +92,10 @@ struct EventDesc {
   // return addresses, 8 bytes each, innermost first), after the other
   // fixed fields; 0 when the event records none (add_stack_field).
   uint32_t stack_offset = 0;
+
+  // --filter, --trigger: what the agent does with a hit before (or
+  // instead of) writing its record; null for none.
+  std::shared_ptr<const EventAnalysis> analysis;
 
   // Offsets of the ip fields: entry events have __probe_ip; return events
   // have __probe_func and __probe_ret_ip.

@@ -30,7 +30,7 @@ void add_common_fields(std::vector<RecordField>& fields) {
   // for the CPU the event happened on.
   fields.push_back(header_number("common_pid", offsetof(RecordHeader, pid), 4, true, TypeId::kS32));
   for (const char* name : {"cpu", "CPU", "common_cpu"}) {
-    fields.push_back(header_number(name, offsetof(RecordHeader, cpu), 4, false, TypeId::kU32));
+    fields.push_back(header_number(name, offsetof(RecordHeader, cpu), 4, true, TypeId::kS32));
   }
   for (const char* name : {"comm", "COMM"}) {
     fields.push_back(special(name, FieldSource::kComm, TypeId::kString));

@@ -107,6 +107,8 @@ std::string read_event(Cursor& in, TraceFileContents& file) {
     event.syscall_name = in.get_string();
     event.event_probe = in.get<uint8_t>() != 0;
   }
+  // Since version 4: the user stack field.
+  if (!in.done()) event.stack_offset = in.get<uint32_t>();
   if (!in.done()) return "event format: bad length";
   file.events[{stream, event.id}] = std::move(event);
   return {};
@@ -202,6 +204,7 @@ void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& even
   put<int32_t>(out, event.syscall_nr);
   put_string(out, event.syscall_name);
   put<uint8_t>(out, event.event_probe ? 1 : 0);
+  put<uint32_t>(out, event.stack_offset);
   end_chunk(out, payload);
 }
 

@@ -17,7 +17,8 @@
 // entry_time_offset, last in the event chunk) and the notes; version 1
 // files are still read. Version 3 added what makes an event happen (a
 // probe or a system call: EventDesc::source, syscall_nr, syscall_name,
-// event_probe), after the entry time.
+// event_probe), after the entry time. Version 4 added the user stack field
+// (EventDesc::stack_offset, --stacktrace), after those.
 //
 // A stream is one traced process image (one TraceReader): event ids and
 // addresses mean something only within it.
@@ -46,7 +47,7 @@
 namespace dprobe::trace {
 
 inline constexpr std::string_view kTraceFileMagic{"DPROBETF", 8};
-inline constexpr uint32_t kTraceFileVersion = 3;
+inline constexpr uint32_t kTraceFileVersion = 4;
 inline constexpr uint32_t kOldestTraceFileVersion = 1;
 inline constexpr size_t kTraceFileHeaderSize = 16;  // magic, version, reserved
 

@@ -7,6 +7,9 @@
 //   - a definition that parses prints a normalized form that parses again
 //     to the same normalized form (unless spelling out the default type
 //     pushed an argument past the kernel's 63-character limit).
+// The same input is also compiled as an event filter and parsed as a hist
+// trigger: an error's caret lies within the text, and a filter that
+// compiles is a program the agent would accept.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,7 +17,10 @@
 #include <string_view>
 
 #include "lang/definition.h"
+#include "lang/event_filter.h"
 #include "lang/format_definition.h"
+#include "lang/hist_trigger.h"
+#include "trace/record_fields.h"
 
 namespace {
 
@@ -22,10 +28,33 @@ void check(bool condition) {
   if (!condition) std::abort();
 }
 
+// The fields of a return event with a number, a signed and a string argument.
+const std::vector<dprobe::trace::RecordField>& sample_fields() {
+  static const auto fields = [] {
+    auto def = dprobe::lang::parse_definition(
+        "r:g/e libc.so.6:malloc size=$arg1:u64 fd=%si:s32 name=+0(%di):string");
+    check(def.has_value());
+    return dprobe::trace::record_fields(def->spec.event);
+  }();
+  return fields;
+}
+
+void fuzz_analysis(std::string_view text) {
+  auto filter = dprobe::lang::compile_filter(text, sample_fields());
+  if (filter) {
+    check(filter->empty() || dprobe::trace::filter_program_valid(*filter));
+  } else {
+    check(filter.error().column <= text.size() + 1);
+  }
+  auto hist = dprobe::lang::parse_hist_trigger(text, sample_fields());
+  if (!hist) check(hist.error().column <= text.size() + 1);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);
+  fuzz_analysis(line);
   auto def = dprobe::lang::parse_definition(line);
   if (!def) {
     check(def.error().column <= def.error().command.size() + 1);

@@ -53,6 +53,16 @@ constexpr std::array kHitPath = {
     "enter_program_open",
     "leave_program_open",
     "takes_descriptor",
+    // An event's analysis (--filter, --trigger, --stacktrace).
+    "analyze_hit",
+    "store_stack",
+    "add_to_hists",
+    "filter_matches",
+    "filter_glob_match",
+    "hist_update",
+    "hist_field_value",
+    "capture_user_stack",
+    "unwind_stack",
 };
 
 std::string agent_library() {

@@ -43,7 +43,7 @@ struct CommandRun {
 inline CommandRun run_check_with(std::vector<std::string> expressions,
                                  std::vector<std::string> files = {}, std::string executable = {},
                                  bool show_format = false) {
-  CheckOptions options{{std::move(expressions), std::move(files), std::move(executable), {}},
+  CheckOptions options{{std::move(expressions), std::move(files), std::move(executable), {}, {}},
                        show_format};
   std::ostringstream out;
   std::ostringstream err;

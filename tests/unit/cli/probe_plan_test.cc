@@ -31,7 +31,7 @@ struct Planned {
 Planned plan(const std::vector<std::string>& definitions,
              const std::vector<protocol::LoadedObject>& objects, TargetResolver& resolver) {
   std::ostringstream errors;
-  auto set = load_definitions({definitions, {}, {}, {}}, errors);
+  auto set = load_definitions({definitions, {}, {}, {}, {}}, errors);
   EXPECT_TRUE(set) << errors.str();
   ProcessObjects process(objects, resolver);
   return {plan_probes(*set, process, resolver)};
@@ -93,7 +93,7 @@ TEST(ProbePlan, PlacingAgainOnlyTheProbesOfObjectsJustLoaded) {
   ASSERT_TRUE(fx.ok) << fx.error;
   std::ostringstream errors;
   auto set =
-      load_definitions({{"p libc.so.6:malloc", "p " + fx.lib + ":call_a"}, {}, {}, {}}, errors);
+      load_definitions({{"p libc.so.6:malloc", "p " + fx.lib + ":call_a"}, {}, {}, {}, {}}, errors);
   ASSERT_TRUE(set) << errors.str();
   const std::vector<protocol::LoadedObject> objects = {loaded(host_libc(), kLibcBias),
                                                        loaded(fx.lib, 0x10000000)};

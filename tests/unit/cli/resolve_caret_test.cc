@@ -146,7 +146,7 @@ struct Loaded {
 
 Loaded load(std::vector<std::string> expressions, std::string executable = {}) {
   std::ostringstream errors;
-  auto set = load_definitions({std::move(expressions), {}, std::move(executable), {}}, errors);
+  auto set = load_definitions({std::move(expressions), {}, std::move(executable), {}, {}}, errors);
   return {set.has_value(), errors.str()};
 }
 
@@ -319,7 +319,7 @@ TEST(ResolveErrorReport, NonUniqueSymbolListsBothCandidates) {
 TEST(ResolveErrorReport, DefinitionFileErrorsNameFileAndLine) {
   const std::string path = test_support::data_path("bad_probes.txt");
   std::ostringstream errors;
-  auto set = load_definitions({{}, {path}, {}, {}}, errors);
+  auto set = load_definitions({{}, {path}, {}, {}, {}}, errors);
   EXPECT_FALSE(set.has_value());
   const std::vector<std::string> lines = split_lines(errors.str());
   ASSERT_EQ(count_errors(errors.str()), 2u) << errors.str();

@@ -19,12 +19,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "protocol/wire.h"
 #include "trace/event.h"
+#include "trace/event_analysis.h"
 #include "trace/fetch.h"
 #include "trace/fetch_type.h"
 
@@ -184,6 +186,33 @@ trace::ProbeSpec spec(uint16_t id, std::string group, std::string name, bool is_
   return s;
 }
 
+// A filter, and a hist trigger with an "if" filter of its own.
+std::shared_ptr<const trace::EventAnalysis> rich_analysis() {
+  auto analysis = std::make_shared<trace::EventAnalysis>();
+  trace::RecordField size{"size", trace::FieldSource::kNumber, 32, 4, true, TypeId::kS32};
+  trace::RecordField comm{"comm", trace::FieldSource::kComm, 0, 8, false, TypeId::kString};
+  trace::FilterInsn insn;
+  insn.value = 4096;
+  insn.field = 1;
+  insn.on_true = 1;
+  insn.on_false = 2;
+  insn.op = trace::FilterOp::kGreater;
+  analysis->filter = {{insn}, {comm, size}, "py*", "size > 4096"};
+  trace::HistTrigger hist;
+  hist.spec.keys.push_back({size, "size", false, trace::kHistLog2, 0});
+  hist.spec.keys.push_back({{}, "common_stacktrace", true, 0, 0});
+  hist.spec.vals.push_back({size, "size", false, trace::kHistBuckets, 512});
+  hist.spec.sort.push_back({trace::HistSortKey::kVal, 0, true});
+  hist.spec.size = 4096;
+  hist.spec.text = "hist:keys=size.log2,common_stacktrace:vals=hitcount,size.buckets=512";
+  hist.spec.filter = "comm ~ \"py*\"";
+  hist.filter = analysis->filter;
+  hist.table_offset = 128;
+  hist.table_bytes = 65536;
+  analysis->hists.push_back(hist);
+  return analysis;
+}
+
 Probes rich_probes() {
   Probes probes;
   probes.ring_data_bytes = 1u << 20;
@@ -199,6 +228,9 @@ Probes rich_probes() {
   probes.probes.push_back(
       {0x555555555160, 0x555555555149, 0x3e, spec(65535, "a_group", "no_args", false, 0, {})});
   probes.probes.push_back({0, 0, 0, spec(7, "", "", true, 0, {})});
+  probes.probes[1].spec.event.analysis = rich_analysis();
+  probes.probes[1].spec.event.stack_offset = 48;
+  probes.hist_slot_bytes = 1u << 20;
   return probes;
 }
 
@@ -247,10 +279,65 @@ void expect_same(const trace::EventArg& a, const trace::EventArg& b, const std::
   }
 }
 
+void expect_same(const trace::RecordField& a, const trace::RecordField& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.offset, b.offset);
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.is_signed, b.is_signed);
+  EXPECT_EQ(a.type, b.type);
+}
+
+void expect_same(const trace::FilterProgram& a, const trace::FilterProgram& b) {
+  ASSERT_EQ(a.code.size(), b.code.size());
+  EXPECT_EQ(0, std::memcmp(a.code.data(), b.code.data(), a.code.size() * sizeof(a.code[0])));
+  ASSERT_EQ(a.fields.size(), b.fields.size());
+  for (size_t i = 0; i < a.fields.size(); ++i) expect_same(a.fields[i], b.fields[i]);
+  EXPECT_EQ(a.strings, b.strings);
+  EXPECT_EQ(a.text, b.text);
+}
+
+void expect_same(const std::vector<trace::HistKey>& a, const std::vector<trace::HistKey>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    expect_same(a[i].field, b[i].field);
+    EXPECT_EQ(a[i].label, b[i].label);
+    EXPECT_EQ(a[i].stacktrace, b[i].stacktrace);
+    EXPECT_EQ(a[i].modifiers, b[i].modifiers);
+    EXPECT_EQ(a[i].buckets, b[i].buckets);
+  }
+}
+
+void expect_same(const trace::EventAnalysis* a, const trace::EventAnalysis* b) {
+  ASSERT_EQ(a == nullptr, b == nullptr);
+  if (a == nullptr) return;
+  expect_same(a->filter, b->filter);
+  ASSERT_EQ(a->hists.size(), b->hists.size());
+  for (size_t i = 0; i < a->hists.size(); ++i) {
+    const trace::HistTrigger& x = a->hists[i];
+    const trace::HistTrigger& y = b->hists[i];
+    expect_same(x.spec.keys, y.spec.keys);
+    expect_same(x.spec.vals, y.spec.vals);
+    ASSERT_EQ(x.spec.sort.size(), y.spec.sort.size());
+    for (size_t k = 0; k < x.spec.sort.size(); ++k) {
+      EXPECT_EQ(x.spec.sort[k].source, y.spec.sort[k].source);
+      EXPECT_EQ(x.spec.sort[k].index, y.spec.sort[k].index);
+      EXPECT_EQ(x.spec.sort[k].descending, y.spec.sort[k].descending);
+    }
+    EXPECT_EQ(x.spec.size, y.spec.size);
+    EXPECT_EQ(x.spec.text, y.spec.text);
+    EXPECT_EQ(x.spec.filter, y.spec.filter);
+    expect_same(x.filter, y.filter);
+    EXPECT_EQ(x.table_offset, y.table_offset);
+    EXPECT_EQ(x.table_bytes, y.table_bytes);
+  }
+}
+
 void expect_same(const Probes& a, const Probes& b) {
   EXPECT_EQ(a.ring_data_bytes, b.ring_data_bytes);
   EXPECT_EQ(a.max_threads, b.max_threads);
   EXPECT_EQ(a.optimize, b.optimize);
+  EXPECT_EQ(a.hist_slot_bytes, b.hist_slot_bytes);
   ASSERT_EQ(a.probes.size(), b.probes.size());
   for (size_t i = 0; i < a.probes.size(); ++i) {
     const ProbeRequest& x = a.probes[i];
@@ -266,6 +353,8 @@ void expect_same(const Probes& a, const Probes& b) {
     EXPECT_EQ(x.spec.event.name, y.spec.event.name) << where;
     EXPECT_EQ(x.spec.event.is_return, y.spec.event.is_return) << where;
     EXPECT_EQ(x.spec.event.fixed_size, y.spec.event.fixed_size) << where;
+    EXPECT_EQ(x.spec.event.stack_offset, y.spec.event.stack_offset) << where;
+    expect_same(x.spec.event.analysis.get(), y.spec.event.analysis.get());
     ASSERT_EQ(x.spec.event.args.size(), y.spec.event.args.size()) << where;
     for (size_t j = 0; j < x.spec.event.args.size(); ++j) {
       expect_same(x.spec.event.args[j], y.spec.event.args[j], where + " arg " + std::to_string(j));

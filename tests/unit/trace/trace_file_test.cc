@@ -118,10 +118,10 @@ TEST(TraceFile, ForeignAndNewerFilesAreRefusedAtOffsetZero) {
   EXPECT_EQ(file.error->first, 0u);
   EXPECT_THAT(file.error->second, HasSubstr("not a dprobe trace file"));
   std::string newer = sample_file();
-  newer[8] = 4;
+  newer[8] = 5;
   file = read_trace_file(newer);
   ASSERT_TRUE(file.error);
-  EXPECT_THAT(file.error->second, HasSubstr("version 4; this dprobe reads versions 1 to 3"));
+  EXPECT_THAT(file.error->second, HasSubstr("version 5; this dprobe reads versions 1 to 4"));
   EXPECT_TRUE(file.records.empty());
 }
 
@@ -138,14 +138,39 @@ std::string old_event_chunk(size_t fields) {
   return chunk;
 }
 
+// Version 4's field after version 3's: the user stack's offset.
+constexpr size_t kVersionFourFields = 4;
 // Version 3's fields after the entry time: source, number, name (empty), event probe.
 constexpr size_t kVersionThreeFields = 1 + 4 + 4 + 1;
+
+TEST(TraceFile, VersionThreeFilesAreStillRead) {
+  std::string out;
+  append_file_header(out);
+  out[8] = 3;
+  out += old_event_chunk(kVersionFourFields);
+  const TraceFileContents file = read_trace_file(out);
+  ASSERT_FALSE(file.error) << file.error->second;
+  ASSERT_EQ(file.events.size(), 1u);
+  EXPECT_EQ(file.events.at({3, 7}).stack_offset, 0u);
+}
+
+TEST(TraceFile, TheStackFieldRoundTrips) {
+  EventDesc event = sample_event();
+  add_stack_field(event);
+  std::string out;
+  append_file_header(out);
+  append_event_chunk(out, 3, event);
+  const TraceFileContents file = read_trace_file(out);
+  ASSERT_FALSE(file.error) << file.error->second;
+  EXPECT_EQ(file.events.at({3, 7}).stack_offset, event.stack_offset);
+  EXPECT_NE(event.stack_offset, 0u);
+}
 
 TEST(TraceFile, VersionTwoFilesAreStillRead) {
   std::string out;
   append_file_header(out);
   out[8] = 2;
-  out += old_event_chunk(kVersionThreeFields);
+  out += old_event_chunk(kVersionFourFields + kVersionThreeFields);
   const TraceFileContents file = read_trace_file(out);
   ASSERT_FALSE(file.error) << file.error->second;
   ASSERT_EQ(file.events.size(), 1u);
@@ -158,7 +183,7 @@ TEST(TraceFile, VersionOneFilesAreStillRead) {
   std::string out;
   append_file_header(out);
   out[8] = 1;
-  out += old_event_chunk(kVersionThreeFields + sizeof(uint32_t));
+  out += old_event_chunk(kVersionFourFields + kVersionThreeFields + sizeof(uint32_t));
   const std::string record = sample_record(7, 100);
   append_record_chunk(out, 3, "prog", std::as_bytes(std::span(record)));
   const TraceFileContents file = read_trace_file(out);

@@ -1,0 +1,111 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "agent/hit_analysis.h"
+
+#include "agent/stack_trace.h"
+#include "core/stack_unwind.h"
+#include "trace/event_analysis.h"
+#include "trace/hist_table.h"
+#include "trace/record.h"
+
+namespace dprobe::agent {
+namespace {
+
+using trace::EventAnalysis;
+
+// Appends the stack's return addresses after the record's strings and
+// points its stack field at them; as many frames as fit `capacity`.
+void store_stack(const trace::EventDesc& event, const uint64_t* pcs, uint32_t depth,
+                 std::byte* record, uint32_t& size, uint32_t capacity) noexcept {
+  const uint32_t room = capacity > size ? (capacity - size) / 8 : 0;
+  if (depth > room) depth = room;
+  for (uint32_t i = 0; i < depth; ++i) __builtin_memcpy(record + size + i * 8, &pcs[i], 8);
+  trace::store_field<uint32_t>(record, event.stack_offset, trace::make_data_loc(size, depth * 8));
+  size += depth * 8;
+}
+
+void add_to_hists(const EventAnalysis& analysis, const trace::HitFields& fields,
+                  const uint64_t* pcs, uint32_t depth, const ThreadTrace& thread,
+                  const trace::TraceMemory& memory) noexcept {
+  std::byte* tables = memory.hist_tables(thread.slot);
+  for (const trace::HistTrigger& hist : analysis.hists) {
+    if (!hist.filter.empty() && !trace::filter_matches(hist.filter, fields)) continue;
+    trace::hist_update(tables + hist.table_offset, hist.spec, fields, pcs, depth);
+  }
+}
+
+bool field_fits(const trace::RecordField& field, const trace::EventDesc& event) {
+  if (field.source == trace::FieldSource::kComm || field.source == trace::FieldSource::kDuration) {
+    return true;
+  }
+  const uint32_t size = field.source == trace::FieldSource::kString ? 4 : field.size;
+  return (size == 1 || size == 2 || size == 4 || size == 8) && field.offset <= event.fixed_size &&
+         size <= event.fixed_size - field.offset;
+}
+
+bool filter_fits(const trace::FilterProgram& filter, const trace::EventDesc& event) {
+  if (filter.empty()) return true;
+  if (!trace::filter_program_valid(filter)) return false;
+  for (const trace::RecordField& field : filter.fields) {
+    if (!field_fits(field, event)) return false;
+  }
+  return true;
+}
+
+bool hist_fits(const trace::HistTrigger& hist, const trace::EventDesc& event,
+               const trace::TraceMemory& memory) {
+  const uint64_t bytes = trace::hist_table_bytes(hist.spec);
+  if (bytes == 0 || hist.table_bytes != bytes || hist.table_offset % 64 != 0 ||
+      hist.table_offset > memory.hist_slot_bytes() ||
+      bytes > memory.hist_slot_bytes() - hist.table_offset) {
+    return false;
+  }
+  for (const auto* keys : {&hist.spec.keys, &hist.spec.vals}) {
+    for (const trace::HistKey& key : *keys) {
+      if (!key.stacktrace && !field_fits(key.field, event)) return false;
+    }
+  }
+  return filter_fits(hist.filter, event);
+}
+
+}  // namespace
+
+bool analyze_hit(const AgentEvent& event, const AnalyzedRecord& hit, ThreadTrace& thread,
+                 const trace::TraceMemory& memory) noexcept {
+  const EventAnalysis& analysis = *event.desc.analysis;
+  const trace::HitFields fields{hit.record, thread.comm, hit.duration_ns};
+  if (!analysis.filter.empty() && !trace::filter_matches(analysis.filter, fields)) {
+    memory.counter(event.desc.id).filtered.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  uint64_t pcs[core::kMaxStackDepth];
+  uint32_t depth = 0;
+  if (event.needs_stack)
+    depth = capture_user_stack(hit.regs, hit.memory, pcs, core::kMaxStackDepth);
+  if (!analysis.records()) {
+    add_to_hists(analysis, fields, pcs, depth, thread, memory);
+    return false;
+  }
+  if (event.desc.stack_offset != 0) {
+    store_stack(event.desc, pcs, depth, hit.record, hit.size, event.max_record);
+  }
+  return true;
+}
+
+bool analysis_fits(const trace::EventDesc& event, const trace::TraceMemory& memory) {
+  if (event.stack_offset != 0 && (event.stack_offset < trace::first_arg_offset(event.is_return) ||
+                                  event.stack_offset + 4 > event.fixed_size)) {
+    return false;
+  }
+  if (!event.analysis) return true;
+  if (!filter_fits(event.analysis->filter, event)) return false;
+  for (const trace::HistTrigger& hist : event.analysis->hists) {
+    if (!hist_fits(hist, event, memory)) return false;
+  }
+  return true;
+}
+
+uint32_t stack_record_bytes(const trace::EventDesc& event) {
+  return event.stack_offset != 0 ? core::kMaxStackDepth * 8 : 0;
+}
+
+}  // namespace dprobe::agent

@@ -1,0 +1,16 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "trace/event_analysis.h"
+
+namespace dprobe::trace {
+
+bool EventAnalysis::needs_stack(const EventDesc& event) const {
+  if (event.stack_offset != 0 && records()) return true;
+  for (const HistTrigger& hist : hists) {
+    for (const HistKey& key : hist.spec.keys) {
+      if (key.stacktrace) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace dprobe::trace
