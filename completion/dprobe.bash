@@ -12,7 +12,8 @@ _dprobe() {
   cword=$COMP_CWORD
 
   local trace_options="-e --event -f --file -o --output --json --perfetto --profile --buffer-size
-    --max-threads --disable --no-optimize --probes --summary --follow -h --help"
+    --max-threads --disable --no-optimize --probes --summary --filter --trigger --stacktrace
+    --follow -h --help"
   local subcommand="" i
   for ((i = 1; i < cword; i++)); do
     case ${words[i]} in
