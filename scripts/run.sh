@@ -6,8 +6,9 @@
 # machine: ls opening directories (libc's opendir, the path fetched as a
 # string), then sqlite3 preparing its statements, with the profile of hits
 # at the end; then attaches for a second to a python3 loop that is already
-# running, and detaches. Each run lists its probes first: [OPTIMIZED] (a
-# jump to a trampoline) or [BREAKPOINT: why not].
+# running, and detaches; last, python3's mallocs by size as the kernel's
+# hist trigger prints them, counted inside the process. Each run lists its
+# probes first: [OPTIMIZED] (a jump to a trampoline) or [BREAKPOINT: why not].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --main
@@ -26,3 +27,6 @@ sleep 0.5  # its start-up done: the loop runs
 build/dprobe attach -p $! --duration 1 --profile --probes \
   -e 'p:py/nap libc.so.6:clock_nanosleep' -e 'r:py/malloc libc.so.6:malloc rv=$retval'
 wait
+build/dprobe run -e 'p:m/malloc libc.so.6:malloc size=%di:u64' \
+  --trigger 'm/malloc:hist:keys=size.log2:sort=hitcount.descending' -- python3 -c 'print(1)'
+
