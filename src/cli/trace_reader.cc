@@ -209,8 +209,12 @@ void TraceReader::take_record(const trace::EventDesc& event, const trace::Record
     format_written_[event.id] = true;
     trace::append_event_chunk(out, stream_, event);
   }
-  for (const auto& [address, hit] : symbol_log_.take_new()) {
-    trace::append_symbol_chunk(out, stream_, address, hit);
+  for (const trace::LoggedAddress& logged : symbol_log_.take_new()) {
+    if (logged.hit) {
+      trace::append_symbol_chunk(out, stream_, logged.address, *logged.hit, logged.object);
+    } else {
+      trace::append_object_chunk(out, stream_, logged.address, logged.object);
+    }
   }
   // The time in trace-clock ns: the file needs no clock to be read.
   std::string copy(reinterpret_cast<const char*>(record.data()), record.size());

@@ -121,8 +121,18 @@ std::string read_symbol(Cursor& in, TraceFileContents& file) {
   symbol.offset = in.get<uint64_t>();
   symbol.size = in.get<uint64_t>();
   symbol.name = in.get_string();
+  // Since version 4: the address's object. A chunk with no name adds the
+  // object to what an earlier one said.
+  if (!in.done()) symbol.object = in.get_string();
   if (!in.done()) return "symbol: bad length";
-  file.symbols[{stream, address}] = std::move(symbol);
+  FileSymbol& kept = file.symbols[{stream, address}];
+  if (!symbol.name.empty() || kept.name.empty()) {
+    std::string object = std::move(kept.object);
+    kept = std::move(symbol);
+    if (kept.object.empty()) kept.object = std::move(object);
+  } else if (!symbol.object.empty()) {
+    kept.object = std::move(symbol.object);
+  }
   return {};
 }
 
@@ -208,15 +218,21 @@ void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& even
   end_chunk(out, payload);
 }
 
-void append_symbol_chunk(std::string& out, uint32_t stream, uint64_t address,
-                         const SymbolHit& hit) {
+void append_symbol_chunk(std::string& out, uint32_t stream, uint64_t address, const SymbolHit& hit,
+                         std::string_view object) {
   const size_t payload = begin_chunk(out, ChunkKind::kSymbol);
   put<uint32_t>(out, stream);
   put<uint64_t>(out, address);
   put<uint64_t>(out, hit.offset);
   put<uint64_t>(out, hit.size);
   put_string(out, hit.name);
+  put_string(out, object);
   end_chunk(out, payload);
+}
+
+void append_object_chunk(std::string& out, uint32_t stream, uint64_t address,
+                         std::string_view object) {
+  append_symbol_chunk(out, stream, address, SymbolHit{{}, 0, 0}, object);
 }
 
 void append_record_chunk(std::string& out, uint32_t stream, std::string_view comm,
@@ -268,20 +284,40 @@ TraceFileContents read_trace_file(std::string_view data) {
 
 std::optional<SymbolHit> FileSymbolizer::symbolize(uint64_t address) const {
   const auto found = file_.symbols.find({stream_, address});
-  if (found == file_.symbols.end()) return std::nullopt;
+  if (found == file_.symbols.end() || found->second.name.empty()) return std::nullopt;
   return SymbolHit{found->second.name, found->second.offset, found->second.size};
+}
+
+std::string_view FileSymbolizer::object_name(uint64_t address) const {
+  const auto found = file_.symbols.find({stream_, address});
+  return found == file_.symbols.end() ? std::string_view() : found->second.object;
+}
+
+LoggedAddress& SymbolLog::pending(uint64_t address) const {
+  LoggedAddress& logged = new_[address];
+  logged.address = address;
+  return logged;
 }
 
 std::optional<SymbolHit> SymbolLog::symbolize(uint64_t address) const {
   if (inner_ == nullptr) return std::nullopt;
   std::optional<SymbolHit> hit = inner_->symbolize(address);
-  if (hit && seen_.insert(address).second) new_.emplace_back(address, *hit);
+  if (hit && symbols_seen_.insert(address).second) pending(address).hit = hit;
   return hit;
 }
 
-std::vector<std::pair<uint64_t, SymbolHit>> SymbolLog::take_new() {
-  std::vector<std::pair<uint64_t, SymbolHit>> out;
-  out.swap(new_);
+std::string_view SymbolLog::object_name(uint64_t address) const {
+  if (inner_ == nullptr) return {};
+  const std::string_view object = inner_->object_name(address);
+  if (!object.empty() && objects_seen_.insert(address).second) pending(address).object = object;
+  return object;
+}
+
+std::vector<LoggedAddress> SymbolLog::take_new() {
+  std::vector<LoggedAddress> out;
+  out.reserve(new_.size());
+  for (auto& [address, logged] : new_) out.push_back(logged);
+  new_.clear();
   return out;
 }
 

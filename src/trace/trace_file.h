@@ -18,7 +18,9 @@
 // files are still read. Version 3 added what makes an event happen (a
 // probe or a system call: EventDesc::source, syscall_nr, syscall_name,
 // event_probe), after the entry time. Version 4 added the user stack field
-// (EventDesc::stack_offset, --stacktrace), after those.
+// (EventDesc::stack_offset, --stacktrace), after those, and the object of
+// a symbol chunk's address (a stack frame's "(libc.so.6)"), after its
+// name; a chunk with an empty name names only the object.
 //
 // A stream is one traced process image (one TraceReader): event ids and
 // addresses mean something only within it.
@@ -55,7 +57,11 @@ enum class ChunkKind : uint32_t { kEvent = 1, kSymbol = 2, kRecord = 3, kProfile
 
 void append_file_header(std::string& out);
 void append_event_chunk(std::string& out, uint32_t stream, const EventDesc& event);
-void append_symbol_chunk(std::string& out, uint32_t stream, uint64_t address, const SymbolHit& hit);
+void append_symbol_chunk(std::string& out, uint32_t stream, uint64_t address, const SymbolHit& hit,
+                         std::string_view object = {});
+// The object alone, for an address no symbol covers.
+void append_object_chunk(std::string& out, uint32_t stream, uint64_t address,
+                         std::string_view object);
 void append_record_chunk(std::string& out, uint32_t stream, std::string_view comm,
                          std::span<const std::byte> record);
 void append_profile_chunk(std::string& out, std::string_view text);
@@ -69,9 +75,10 @@ struct FileRecord {
 };
 
 struct FileSymbol {
-  std::string name;
+  std::string name;  // empty: only the object is known
   uint64_t offset = 0;
   uint64_t size = 0;
+  std::string object;
 };
 
 struct TraceFileContents {
@@ -91,6 +98,7 @@ class FileSymbolizer : public Symbolizer {
  public:
   FileSymbolizer(const TraceFileContents& file, uint32_t stream) : file_(file), stream_(stream) {}
   std::optional<SymbolHit> symbolize(uint64_t address) const override;
+  std::string_view object_name(uint64_t address) const override;
 
  private:
   const TraceFileContents& file_;
@@ -99,17 +107,29 @@ class FileSymbolizer : public Symbolizer {
 
 // Wraps the symbolizer of a live process and keeps every address it
 // resolved that was not handed out before: what a recorded record needs.
+// What a SymbolLog learned of one address: its symbol, its object, or both.
+struct LoggedAddress {
+  uint64_t address = 0;
+  std::optional<SymbolHit> hit;
+  std::string_view object;  // empty: not asked, or unknown
+};
+
 class SymbolLog : public Symbolizer {
  public:
   explicit SymbolLog(const Symbolizer* inner) : inner_(inner) {}
   std::optional<SymbolHit> symbolize(uint64_t address) const override;
-  // The addresses resolved since the last call, each once over the log's life.
-  std::vector<std::pair<uint64_t, SymbolHit>> take_new();
+  std::string_view object_name(uint64_t address) const override;
+  // What was resolved since the last call, by address; each symbol and
+  // each object once over the log's life.
+  std::vector<LoggedAddress> take_new();
 
  private:
+  LoggedAddress& pending(uint64_t address) const;
+
   const Symbolizer* inner_;
-  mutable std::set<uint64_t> seen_;  // addresses handed out or waiting
-  mutable std::vector<std::pair<uint64_t, SymbolHit>> new_;
+  mutable std::set<uint64_t> symbols_seen_;  // handed out or waiting
+  mutable std::set<uint64_t> objects_seen_;
+  mutable std::map<uint64_t, LoggedAddress> new_;
 };
 
 }  // namespace dprobe::trace

@@ -53,9 +53,9 @@ class Recording {
     EventDesc old = event(4, "old", true, "rv", TypeId::kS64);
     old.entry_time_offset = 0;  // as a version 1 file has it
     add_event(old);
-    file_.symbols[{kStream, kF}] = {"f", 0, 0x40};
-    file_.symbols[{kStream, kLone}] = {"lone", 0, 0x20};
-    file_.symbols[{kStream, kMain}] = {"main", 0x10, 0x100};
+    file_.symbols[{kStream, kF}] = {"f", 0, 0x40, {}};
+    file_.symbols[{kStream, kLone}] = {"lone", 0, 0x20, {}};
+    file_.symbols[{kStream, kMain}] = {"main", 0x10, 0x100, {}};
   }
 
   void entry(uint32_t tid, const char* comm, uint64_t ts, uint64_t n) {

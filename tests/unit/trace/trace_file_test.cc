@@ -208,10 +208,51 @@ TEST(TraceFile, SymbolLogHandsOutEachAddressOnce) {
   EXPECT_TRUE(log.symbolize(0x150));
   auto first = log.take_new();
   ASSERT_EQ(first.size(), 1u);
-  EXPECT_EQ(first[0].first, 0x150u);
-  EXPECT_EQ(first[0].second.offset, 0x50u);
+  EXPECT_EQ(first[0].address, 0x150u);
+  ASSERT_TRUE(first[0].hit);
+  EXPECT_EQ(first[0].hit->offset, 0x50u);
   log.symbolize(0x150);
   EXPECT_TRUE(log.take_new().empty());
+}
+
+// A stack frame's object travels with its symbol, or alone where no
+// symbol covers the address, and a later chunk adds it to an earlier one.
+TEST(TraceFile, ObjectsOfAddressesRoundTrip) {
+  class Objects : public Symbolizer {
+   public:
+    std::optional<SymbolHit> symbolize(uint64_t address) const override {
+      if (address != 0x150) return std::nullopt;
+      return SymbolHit{"f", 0x50, 0x200};
+    }
+    std::string_view object_name(uint64_t address) const override {
+      return address == 0x150 ? "prog" : "libc.so.6";
+    }
+  } objects;
+  SymbolLog log(&objects);
+  std::string out;
+  append_file_header(out);
+  log.symbolize(0x150);
+  for (const LoggedAddress& logged : log.take_new()) {
+    append_symbol_chunk(out, 3, logged.address, *logged.hit, logged.object);
+  }
+  log.object_name(0x150);
+  log.symbolize(0x7000);
+  log.object_name(0x7000);
+  for (const LoggedAddress& logged : log.take_new()) {
+    if (logged.hit) {
+      append_symbol_chunk(out, 3, logged.address, *logged.hit, logged.object);
+    } else {
+      append_object_chunk(out, 3, logged.address, logged.object);
+    }
+  }
+  const TraceFileContents file = read_trace_file(out);
+  ASSERT_FALSE(file.error) << file.error->second;
+  const FileSymbolizer symbols(file, 3);
+  ASSERT_TRUE(symbols.symbolize(0x150));
+  EXPECT_EQ(symbols.symbolize(0x150)->name, "f");
+  EXPECT_EQ(symbols.object_name(0x150), "prog");
+  EXPECT_FALSE(symbols.symbolize(0x7000));
+  EXPECT_EQ(symbols.object_name(0x7000), "libc.so.6");
 }
 
 }  // namespace
