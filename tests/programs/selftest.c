@@ -80,6 +80,11 @@ PROBED long st_depth(long n) {
   return below + 1;
 }
 
+// Called v % 5 + 1 times for each v = 1..200 (600 calls), tagged "even"
+// or "odd": the distribution tests/selftests/cases/hist_oracle.tc
+// aggregates with the kernel's hist triggers and with dprobe's.
+PROBED long hist_value(unsigned long v, const char* tag) { return sink += v + tag[0]; }
+
 static const char* const kWords[] = {"one", "two", "three"};
 
 int main(int argc, char** argv) {
@@ -110,6 +115,9 @@ int main(int argc, char** argv) {
   for (long x = 0; x < 4; ++x) sum += st_twice(x);
   sum += st_depth(4);
   st_callback();
+  for (unsigned long v = 1; v <= 200; ++v) {
+    for (unsigned long i = 0; i < v % 5 + 1; ++i) hist_value(v, v % 2 == 0 ? "even" : "odd");
+  }
 
   printf("selftest: ok %ld\n", sum);
   return argc > 1 ? atoi(argv[1]) : 0;

@@ -6,8 +6,8 @@
 # objdump, nm or readelf (busybox has none of them):
 #
 #   OUT/PROGRAM.insns   every instruction of st_step: "OFFSET LENGTH", decimal
-#   OUT/PROGRAM.syms    "NAME ADDRESS FILE_OFFSET SIZE" for each st_* symbol
-#                       and main (addresses and offsets in hex, 0x...)
+#   OUT/PROGRAM.syms    "NAME ADDRESS FILE_OFFSET SIZE" for each st_* and
+#                       hist_* symbol and main (addresses and offsets in hex, 0x...)
 #   OUT/errors.txt      "CODE<TAB>MESSAGE", the error table of docs/language.md
 #
 # usage: gen_data.sh OBJDUMP NM READELF LANGUAGE_MD OUT PROGRAM...
@@ -71,7 +71,7 @@ for program in "$@"; do
         off[n] = hex(f[1]); va[n] = hex(f[2]); filesz[n] = hex(f[3]); n++
       }
     }
-    NF == 4 && ($4 ~ /^st_/ || $4 == "main") {
+    NF == 4 && ($4 ~ /^st_/ || $4 ~ /^hist_/ || $4 == "main") {
       address = hex($1)
       file_offset = -1
       for (i = 0; i < n; i++) {
