@@ -1,0 +1,17 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "core/unwind_memory.h"
+
+#include "arch/runtime/safe_memory.h"
+
+namespace dprobe::core {
+namespace {
+
+bool read_safely(void*, void* dst, uint64_t src, size_t size) noexcept {
+  return arch::safe_read(dst, src, size);
+}
+
+}  // namespace
+
+UnwindMemory safe_unwind_memory() noexcept { return {read_safely, nullptr}; }
+
+}  // namespace dprobe::core
