@@ -202,16 +202,17 @@ class Agent {
     if (!socket_->adopt(connect_to(control_path, tracer))) return false;
     if (!handshake()) {
       // Whatever failed, the process keeps nothing of the session: no
-      // probe armed, no socket left open in it.
+      // probe armed, no socket left open in it, nothing recorded.
+      agent_state().recording.store(false);
       disarm_everything();
       socket_->close();
       return false;
     }
-    agent_state().recording.store(true);
     publish_session(tracer);
     // From now on one thread of the agent's reads the channel: it follows
     // the CLI, and lets the program go if the CLI dies.
     if (!Controller::instance().start(std::move(socket_))) {
+      agent_state().recording.store(false);
       disarm_everything();
       publish_session(0);
       return false;
@@ -275,6 +276,10 @@ class Agent {
     // refused ends the session (and then the abort disarms it all).
     protocol::ArmReport report = add_probes(probes);
     add_syscall_events(probes, report);
+    // A probe records from the moment it is armed, as the kernel's does
+    // once registered: attached, the program's threads run meanwhile, and
+    // their hits before the CLI's Go are the session's too.
+    state.recording.store(true);
     {
       std::lock_guard lock(state.registry_writer);
       auto armed = state.registry->arm_all();

@@ -23,13 +23,33 @@ void store_stack(const trace::EventDesc& event, const uint64_t* pcs, uint32_t de
   size += depth * 8;
 }
 
-void add_to_hists(const EventAnalysis& analysis, const trace::HitFields& fields,
-                  const uint64_t* pcs, uint32_t depth, const ThreadTrace& thread,
+// The user stack, unwound at most once a hit, and only if something
+// wants it.
+struct LazyStack {
+  // pcs stays unwritten until take(): zeroing it would cost a memset call.
+  explicit LazyStack(const AnalyzedRecord& record) noexcept : hit(record) {}
+
+  const AnalyzedRecord& hit;
+  uint64_t pcs[core::kMaxStackDepth];
+  uint32_t depth = 0;
+  bool taken = false;
+
+  void take() noexcept {
+    if (taken) return;
+    taken = true;
+    depth = capture_user_stack(hit.regs, hit.memory, pcs, core::kMaxStackDepth);
+  }
+};
+
+void add_to_hists(const EventAnalysis& analysis, const trace::HitFields& fields, bool needs_stack,
+                  LazyStack& stack, const ThreadTrace& thread,
                   const trace::TraceMemory& memory) noexcept {
   std::byte* tables = memory.hist_tables(thread.slot);
   for (const trace::HistTrigger& hist : analysis.hists) {
     if (!hist.filter.empty() && !trace::filter_matches(hist.filter, fields)) continue;
-    trace::hist_update(tables + hist.table_offset, hist.spec, fields, pcs, depth);
+    if (needs_stack) stack.take();
+    trace::hist_update(tables + hist.table_offset, hist.spec, hist.plan, fields, stack.pcs,
+                       stack.depth);
   }
 }
 
@@ -73,20 +93,20 @@ bool analyze_hit(const AgentEvent& event, const AnalyzedRecord& hit, ThreadTrace
                  const trace::TraceMemory& memory) noexcept {
   const EventAnalysis& analysis = *event.desc.analysis;
   const trace::HitFields fields{hit.record, thread.comm, hit.duration_ns};
+  LazyStack stack(hit);
+  // The hist triggers see every hit, as the kernel calls an event's
+  // triggers before its filter decides whether the record is kept; each
+  // trigger's own "if" filter applies to it alone.
+  if (!analysis.hists.empty())
+    add_to_hists(analysis, fields, event.needs_stack, stack, thread, memory);
   if (!analysis.filter.empty() && !trace::filter_matches(analysis.filter, fields)) {
     memory.counter(event.desc.id).filtered.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  uint64_t pcs[core::kMaxStackDepth];
-  uint32_t depth = 0;
-  if (event.needs_stack)
-    depth = capture_user_stack(hit.regs, hit.memory, pcs, core::kMaxStackDepth);
-  if (!analysis.records()) {
-    add_to_hists(analysis, fields, pcs, depth, thread, memory);
-    return false;
-  }
+  if (!analysis.records()) return false;
   if (event.desc.stack_offset != 0) {
-    store_stack(event.desc, pcs, depth, hit.record, hit.size, event.max_record);
+    stack.take();
+    store_stack(event.desc, stack.pcs, stack.depth, hit.record, hit.size, event.max_record);
   }
   return true;
 }

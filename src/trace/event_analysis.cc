@@ -13,4 +13,10 @@ bool EventAnalysis::needs_stack(const EventDesc& event) const {
   return false;
 }
 
+std::shared_ptr<const EventAnalysis> plan_hists(const EventAnalysis& analysis) {
+  auto planned = std::make_shared<EventAnalysis>(analysis);
+  for (HistTrigger& hist : planned->hists) hist.plan = hist_plan(hist.spec);
+  return planned;
+}
+
 }  // namespace dprobe::trace

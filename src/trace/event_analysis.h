@@ -13,10 +13,12 @@
 #define DPROBE_TRACE_EVENT_ANALYSIS_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "trace/event_filter.h"
 #include "trace/hist_spec.h"
+#include "trace/hist_table.h"
 
 namespace dprobe::trace {
 
@@ -27,6 +29,9 @@ struct HistTrigger {
   FilterProgram filter;  // the trigger's own "if FILTER"; empty: every hit
   uint64_t table_offset = 0;
   uint64_t table_bytes = 0;
+  // The agent's own, worked out when the event arrives (not sent): what a
+  // hit needs of the spec's table (plan_hists).
+  HistPlan plan;
 };
 
 struct EventAnalysis {
@@ -38,6 +43,9 @@ struct EventAnalysis {
   // The hits need the user stack: for the record, or as a hist key.
   bool needs_stack(const EventDesc& event) const;
 };
+
+// `analysis` with every hist trigger's plan worked out.
+std::shared_ptr<const EventAnalysis> plan_hists(const EventAnalysis& analysis);
 
 }  // namespace dprobe::trace
 

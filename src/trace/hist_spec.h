@@ -100,11 +100,25 @@ inline uint32_t hist_key_kernel_size(const HistKey& key) noexcept {
   if (key.stacktrace) return 8 * kHistStackDepth;
   return key.is_string() ? kHistStringBytes : 8;
 }
-// Where key `index` starts in an entry's key bytes.
+// Strings and stacks: keys whose bytes end where their value ends.
+inline bool hist_key_is_variable(const HistKey& key) noexcept {
+  return key.stacktrace || key.is_string();
+}
+// Where key `index` starts in an entry's key bytes (index == keys.size():
+// the key's whole size). Numbers come first, then strings and stacks, each
+// in key order: a key's value then ends with its last string or stack,
+// and the words after it are zero, which the table need not hash or
+// compare (trace/hist_table.cc).
 inline uint32_t hist_key_offset(const HistSpec& spec, size_t index) noexcept {
+  const bool variable = index < spec.keys.size() && hist_key_is_variable(spec.keys[index]);
   uint32_t offset = 0;
-  for (size_t i = 0; i < index && i < spec.keys.size(); ++i)
-    offset += hist_key_storage(spec.keys[i]);
+  for (size_t i = 0; i < spec.keys.size(); ++i) {
+    if (i == index) continue;
+    const bool before = index >= spec.keys.size() ||
+                        hist_key_is_variable(spec.keys[i]) < variable ||
+                        (hist_key_is_variable(spec.keys[i]) == variable && i < index);
+    if (before) offset += hist_key_storage(spec.keys[i]);
+  }
   return offset;
 }
 

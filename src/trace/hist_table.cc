@@ -35,29 +35,9 @@ bool valid_shape(const HistSpec& spec) {
   return spec.key_bytes() <= kHistKeySizeMax;
 }
 
-struct Layout {
-  uint32_t size;
-  uint32_t slots;
-  uint32_t entry_bytes;
-  uint32_t vals;
-  uint32_t comm_offset;  // in an entry, when has_comm
-  uint32_t key_offset;   // in an entry
-  uint32_t key_words;
-  bool has_comm;
-};
+using Layout = HistPlan;
 
-Layout layout_of(const HistSpec& spec) {
-  Layout l{};
-  l.size = spec.size;
-  l.slots = 2 * spec.size;
-  l.entry_bytes = spec.entry_bytes();
-  l.vals = static_cast<uint32_t>(spec.vals.size());
-  l.has_comm = spec.has_execname();
-  l.comm_offset = 8 + 8 * l.vals;
-  l.key_offset = l.comm_offset + (l.has_comm ? kHistCommBytes : 0);
-  l.key_words = spec.key_bytes() / 8;
-  return l;
-}
+Layout layout_of(const HistSpec& spec) { return hist_plan(spec); }
 
 uint64_t* slots_of(void* table) {
   return reinterpret_cast<uint64_t*>(static_cast<std::byte*>(table) + kHeaderBytes);
@@ -68,42 +48,78 @@ uint64_t* entry_of(void* table, const Layout& l, uint64_t index) {
 }
 
 // ---- Agent side --------------------------------------------------------------
+//
+// A key is built only as far as its value goes: numbers first (every word
+// written), then strings and stacks, each up to its last byte, the rest of
+// its last word zeroed (hist_key_offset puts them last). The words past
+// that end are zero in a stored entry, so a hit hashes and compares only
+// the `used` words before it: a short string key costs a word or two, not
+// the 256 bytes it may take. `used` is a function of the key's value (its
+// strings' lengths, its stack's depth), and is kept in the slot's tag, so
+// two keys that differ only in it never compare equal.
 
 DPROBE_NO_LIBC_CALLS void zero_words(uint64_t* words, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) words[i] = 0;
+}
+
+DPROBE_NO_LIBC_CALLS void zero_bytes(std::byte* bytes, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) bytes[i] = std::byte{0};
 }
 
 DPROBE_NO_LIBC_CALLS void copy_chars(std::byte* dst, const char* src, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) dst[i] = static_cast<std::byte>(src[i]);
 }
 
-// Writes one key's bytes at `dst` (zeroed beforehand).
-DPROBE_NO_LIBC_CALLS void store_key(std::byte* dst, const HistKey& key, const HitFields& hit,
-                                    const uint64_t* stack, uint32_t depth) {
+// Writes a string or stack key's value at `dst`; the bytes it wrote.
+DPROBE_NO_LIBC_CALLS uint32_t store_variable_key(std::byte* dst, const HistKey& key,
+                                                 const HitFields& hit, const uint64_t* stack,
+                                                 uint32_t depth) {
   if (key.stacktrace) {
     const uint32_t frames =
         stack == nullptr ? 0 : (depth < kHistStackDepth ? depth : kHistStackDepth);
     for (uint32_t i = 0; i < frames; ++i) __builtin_memcpy(dst + 8 * i, &stack[i], 8);
-    return;
+    return 8 * frames;
   }
-  if (key.field.is_string()) {
-    // The kernel's add_to_key: at most its key's size less the NUL.
-    const uint32_t room =
-        hist_key_storage(key) - (key.field.source == FieldSource::kComm ? 0u : 1u);
-    const FieldString s = read_string(key.field, hit);
-    copy_chars(dst, s.data, s.length < room ? s.length : room);
-    return;
+  // The kernel's add_to_key: at most its key's size less the NUL.
+  const uint32_t room = hist_key_storage(key) - (key.field.source == FieldSource::kComm ? 0u : 1u);
+  const FieldString s = read_string(key.field, hit);
+  const uint32_t length = s.length < room ? s.length : room;
+  copy_chars(dst, s.data, length);
+  return length;
+}
+
+// The hit's key into `key`; the words its value takes.
+uint32_t build_key(uint64_t* key, const HistSpec& spec, const Layout& l, const HitFields& hit,
+                   const uint64_t* stack, uint32_t depth) {
+  auto* bytes = reinterpret_cast<std::byte*>(key);
+  for (uint32_t n = 0; n < l.numbers; ++n) {
+    const uint64_t value = hist_field_value(spec.keys[l.order[n]], hit);
+    __builtin_memcpy(bytes + 8 * n, &value, 8);
   }
-  const uint64_t value = hist_field_value(key, hit);
-  __builtin_memcpy(dst, &value, 8);
+  uint32_t end = 8 * l.numbers;  // where the value written so far ends
+  for (uint32_t n = l.numbers; n < l.numbers + l.variables; ++n) {
+    const uint32_t at = l.key_offsets[l.order[n]];
+    zero_bytes(bytes + end, at - end);  // the rest of an earlier string's storage
+    end = at + store_variable_key(bytes + at, spec.keys[l.order[n]], hit, stack, depth);
+  }
+  const uint32_t used = (end + 7) / 8;
+  zero_bytes(bytes + end, 8 * used - end);
+  return used;
 }
 
 uint64_t hash_words(const uint64_t* words, uint32_t n) {
-  uint64_t h = 0x9e3779b97f4a7c15ull;
-  for (uint32_t i = 0; i < n; ++i) {
-    h = (h ^ words[i]) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
+  // Two lanes: a long key's words feed two independent multiply chains.
+  uint64_t a = 0x9e3779b97f4a7c15ull ^ n;
+  uint64_t b = 0xc2b2ae3d27d4eb4full;
+  uint32_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    a = (a ^ words[i]) * 0xff51afd7ed558ccdull;
+    b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ull;
+    a ^= a >> 29;
+    b ^= b >> 31;
   }
+  if (i < n) a = ((a ^ words[i]) * 0xff51afd7ed558ccdull) ^ (a >> 29);
+  uint64_t h = a ^ (b * 0x9e3779b97f4a7c15ull);
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 33);
@@ -116,23 +132,28 @@ bool same_words(const uint64_t* a, const uint64_t* b, uint32_t n) {
   return true;
 }
 
-// A new entry at index `index`: its key and (with .execname) the comm.
+// A new entry: its key (the rest of its storage zero) and, with
+// .execname, the comm.
 DPROBE_NO_LIBC_CALLS void claim_entry(uint64_t* entry, const Layout& l, const uint64_t* key,
-                                      const HitFields& hit) {
+                                      uint32_t used, const HitFields& hit) {
   zero_words(entry, l.key_offset / 8);
   if (l.has_comm && hit.comm != nullptr) {
     __builtin_memcpy(reinterpret_cast<std::byte*>(entry) + l.comm_offset, hit.comm, kHistCommBytes);
   }
   uint64_t* entry_key = entry + l.key_offset / 8;
-  for (uint32_t i = 0; i < l.key_words; ++i) entry_key[i] = key[i];
+  for (uint32_t i = 0; i < used; ++i) entry_key[i] = key[i];
+  zero_words(entry_key + used, l.key_words - used);
 }
 
-// The entry of `key`, claimed if new; nullptr when the table is full.
-uint64_t* find_or_claim(void* table, const Layout& l, const uint64_t* key, const HitFields& hit) {
+// The entry of `key` (its first `used` words), claimed if new; nullptr
+// when the table is full.
+uint64_t* find_or_claim(void* table, const Layout& l, const uint64_t* key, uint32_t used,
+                        const HitFields& hit) {
   auto* header = static_cast<HistTableHeader*>(table);
   uint64_t* slots = slots_of(table);
-  const uint64_t hash = hash_words(key, l.key_words);
-  const uint64_t tag = hash >> 32;
+  const uint64_t hash = hash_words(key, used);
+  // The slot keeps 24 bits of the hash and the key's used words.
+  const uint64_t tag = (hash >> 40) << 8 | used;
   const uint32_t mask = l.slots - 1;
   uint32_t at = static_cast<uint32_t>(hash) & mask;
   for (uint32_t probes = 0; probes < l.slots; ++probes, at = (at + 1) & mask) {
@@ -141,7 +162,7 @@ uint64_t* find_or_claim(void* table, const Layout& l, const uint64_t* key, const
       if (header->used >= l.size) return nullptr;
       const uint64_t index = header->used++;
       uint64_t* entry = entry_of(table, l, index);
-      claim_entry(entry, l, key, hit);
+      claim_entry(entry, l, key, used, hit);
       slots[at] = tag << 32 | (index + 1);
       return entry;
     }
@@ -149,12 +170,36 @@ uint64_t* find_or_claim(void* table, const Layout& l, const uint64_t* key, const
     const uint64_t index = (slot & 0xffffffffu) - 1;
     if (index >= header->used || index >= l.size) continue;  // not ours: the program wrote here
     uint64_t* entry = entry_of(table, l, index);
-    if (same_words(entry + l.key_offset / 8, key, l.key_words)) return entry;
+    if (same_words(entry + l.key_offset / 8, key, used)) return entry;
   }
   return nullptr;
 }
 
 }  // namespace
+
+HistPlan hist_plan(const HistSpec& spec) {
+  HistPlan l;
+  if (!valid_shape(spec)) return l;
+  l.valid = true;
+  l.size = spec.size;
+  l.slots = 2 * spec.size;
+  l.entry_bytes = spec.entry_bytes();
+  l.vals = static_cast<uint32_t>(spec.vals.size());
+  l.has_comm = spec.has_execname();
+  l.comm_offset = 8 + 8 * l.vals;
+  l.key_offset = l.comm_offset + (l.has_comm ? kHistCommBytes : 0);
+  l.key_words = spec.key_bytes() / 8;
+  for (size_t i = 0; i < spec.keys.size(); ++i) {
+    l.key_offsets[i] = hist_key_offset(spec, i);
+    if (!hist_key_is_variable(spec.keys[i])) l.order[l.numbers++] = static_cast<uint8_t>(i);
+  }
+  for (size_t i = 0; i < spec.keys.size(); ++i) {
+    if (hist_key_is_variable(spec.keys[i])) {
+      l.order[l.numbers + l.variables++] = static_cast<uint8_t>(i);
+    }
+  }
+  return l;
+}
 
 uint64_t hist_table_bytes(const HistSpec& spec) {
   if (!valid_shape(spec)) return 0;
@@ -167,36 +212,29 @@ void hist_table_init(void* table, const HistSpec& spec) noexcept {
   if (table != nullptr && bytes != 0) std::memset(table, 0, bytes);
 }
 
-uint64_t hist_field_value(const HistKey& key, const HitFields& hit) noexcept {
-  uint64_t value = read_number(key.field, hit);
-  if (key.has(kHistUsecs) && key.field.source == FieldSource::kDuration) value /= 1000;
-  if (key.has(kHistLog2)) return hist_log2(value);
-  if (key.has(kHistBuckets) && key.buckets != 0) return value / key.buckets * key.buckets;
-  return value;
-}
-
-void hist_update(void* table, const HistSpec& spec, const HitFields& hit, const uint64_t* stack,
-                 uint32_t depth) noexcept {
-  if (table == nullptr || !valid_shape(spec)) return;
-  const Layout l = layout_of(spec);
+void hist_update(void* table, const HistSpec& spec, const HistPlan& plan, const HitFields& hit,
+                 const uint64_t* stack, uint32_t depth) noexcept {
+  if (table == nullptr || !plan.valid) return;
   auto* header = static_cast<HistTableHeader*>(table);
-  if (header->size == 0 && header->entry_bytes == 0) {
-    header->size = l.size;
-    header->entry_bytes = l.entry_bytes;
+  if (header->size == 0 && header->entry_bytes == 0) [[unlikely]] {
+    header->size = plan.size;
+    header->entry_bytes = plan.entry_bytes;
   }
   uint64_t key[kKeyWordsMax];
-  zero_words(key, l.key_words);
-  auto* key_bytes = reinterpret_cast<std::byte*>(key);
-  for (size_t i = 0; i < spec.keys.size(); ++i) {
-    store_key(key_bytes + hist_key_offset(spec, i), spec.keys[i], hit, stack, depth);
-  }
-  uint64_t* entry = find_or_claim(table, l, key, hit);
+  const uint32_t used = build_key(key, spec, plan, hit, stack, depth);
+  uint64_t* entry = find_or_claim(table, plan, key, used, hit);
   if (entry == nullptr) {
     ++header->dropped;
     return;
   }
   ++entry[0];
-  for (uint32_t v = 0; v < l.vals; ++v) entry[1 + v] += hist_field_value(spec.vals[v], hit);
+  for (uint32_t v = 0; v < plan.vals; ++v) entry[1 + v] += hist_field_value(spec.vals[v], hit);
+}
+
+void hist_update(void* table, const HistSpec& spec, const HitFields& hit, const uint64_t* stack,
+                 uint32_t depth) noexcept {
+  const HistPlan plan = hist_plan(spec);
+  hist_update(table, spec, plan, hit, stack, depth);
 }
 
 // ---- CLI side ------------------------------------------------------------------

@@ -56,14 +56,43 @@ void hist_table_init(void* table, const HistSpec& spec) noexcept;
 
 // A number key's or value's value on a hit, after .usecs, .log2 and
 // .buckets, as the kernel's hist_fn_call computes it.
-uint64_t hist_field_value(const HistKey& key, const HitFields& hit) noexcept;
+inline uint64_t hist_field_value(const HistKey& key, const HitFields& hit) noexcept {
+  uint64_t value = read_number(key.field, hit);
+  if (key.has(kHistUsecs) && key.field.source == FieldSource::kDuration) value /= 1000;
+  if (key.has(kHistLog2)) return hist_log2(value);
+  if (key.has(kHistBuckets) && key.buckets != 0) return value / key.buckets * key.buckets;
+  return value;
+}
+
+// What a hit needs to know of a spec's table, worked out once per spec
+// (hist_plan) rather than on every hit.
+struct HistPlan {
+  bool valid = false;  // false: a spec no table can hold; hist_update does nothing
+  uint32_t size = 0;
+  uint32_t slots = 0;  // 2 * size, a power of two
+  uint32_t entry_bytes = 0;
+  uint32_t vals = 0;
+  uint32_t comm_offset = 0;  // in an entry, with .execname
+  uint32_t key_offset = 0;   // in an entry
+  uint32_t key_words = 0;
+  bool has_comm = false;
+  uint32_t key_offsets[kHistKeysMax] = {};  // hist_key_offset of each key
+  // The keys in the order they are stored: numbers, then strings and stacks.
+  uint8_t numbers = 0;
+  uint8_t variables = 0;
+  uint8_t order[kHistKeysMax] = {};
+};
+HistPlan hist_plan(const HistSpec& spec);
 
 // Agent side, on a hit: finds or claims the entry of the hit's key, adds 1
 // to its hitcount and each value to its sum. `stack`/`depth`: the user
 // stack for a stacktrace key (depth 0 when the trigger has none), frames
 // past kHistStackDepth cut. Single writer per table; no allocation, no
-// libc call, no SSE, at most 2 * size probes. A spec that hist_table_bytes
-// refuses changes nothing.
+// libc call, no SSE, at most 2 * size probes. `plan` is hist_plan(spec).
+void hist_update(void* table, const HistSpec& spec, const HistPlan& plan, const HitFields& hit,
+                 const uint64_t* stack, uint32_t depth) noexcept;
+// The same, planning on the spot; a spec that hist_table_bytes refuses
+// changes nothing.
 void hist_update(void* table, const HistSpec& spec, const HitFields& hit, const uint64_t* stack,
                  uint32_t depth) noexcept;
 

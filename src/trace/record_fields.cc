@@ -28,7 +28,8 @@ RecordField special(std::string name, FieldSource source, TypeId type) {
 void add_common_fields(std::vector<RecordField>& fields) {
   // common_pid is an int in the kernel's format; cpu is its special field
   // for the CPU the event happened on.
-  fields.push_back(header_number("common_pid", offsetof(RecordHeader, pid), 4, true, TypeId::kS32));
+  // The kernel's common_pid is the task: the thread, not the process.
+  fields.push_back(header_number("common_pid", offsetof(RecordHeader, tid), 4, true, TypeId::kS32));
   for (const char* name : {"cpu", "CPU", "common_cpu"}) {
     fields.push_back(header_number(name, offsetof(RecordHeader, cpu), 4, true, TypeId::kS32));
   }
@@ -45,6 +46,22 @@ void add_ip_fields(const EventDesc& event, std::vector<RecordField>& fields) {
         header_number("__probe_ret_ip", EventDesc::kRetIpOffset, 8, false, TypeId::kX64));
   } else {
     fields.push_back(header_number("__probe_ip", EventDesc::kIpOffset, 8, false, TypeId::kX64));
+  }
+}
+
+// A system call's result, and raw_syscalls' number, are longs in the
+// kernel's format (signed: `ret < 0` finds the failed calls); its
+// arguments are unsigned words.
+void mark_signed_syscall_fields(const EventDesc& event, std::vector<RecordField>& fields) {
+  if (!is_syscall_source(event.source) || event.event_probe) return;
+  for (RecordField& field : fields) {
+    if (field.source != FieldSource::kNumber || field.offset < first_arg_offset(false)) continue;
+    const bool result = is_syscall_exit(event.source) && field.name == "ret";
+    const bool number = !event.syscall_name.empty() ? false : field.name == "id";
+    if (result || number) {
+      field.is_signed = true;
+      field.type = TypeId::kS64;
+    }
   }
 }
 
@@ -70,6 +87,7 @@ std::vector<RecordField> record_fields(const EventDesc& event) {
     }
     fields.push_back(std::move(field));
   }
+  mark_signed_syscall_fields(event, fields);
   if (event.is_return && !is_syscall_source(event.source)) {
     fields.push_back(special("$duration", FieldSource::kDuration, TypeId::kU64));
   }

@@ -140,10 +140,10 @@ TEST_F(RecordReport, ForeignAndNewerFilesAreRefused) {
   RunResult report = run_dprobe({"report", file});
   EXPECT_EQ(report.status, 1) << report;
   EXPECT_THAT(report.err, HasSubstr("at offset 0: not a dprobe trace file"));
-  write_file(file, std::string("DPROBETF\x04\0\0\0\0\0\0\0", 16));
+  write_file(file, std::string("DPROBETF\x05\0\0\0\0\0\0\0", 16));
   report = run_dprobe({"report", file});
   EXPECT_EQ(report.status, 1) << report;
-  EXPECT_THAT(report.err, HasSubstr("trace file version 4; this dprobe reads versions 1 to 3"));
+  EXPECT_THAT(report.err, HasSubstr("trace file version 5; this dprobe reads versions 1 to 4"));
   report = run_dprobe({"report", dir_.file("missing.dat")});
   EXPECT_EQ(report.status, 1) << report;
   EXPECT_THAT(report.err, HasSubstr("No such file"));

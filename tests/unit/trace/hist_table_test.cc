@@ -51,7 +51,8 @@ class HistTableTest : public ::testing::Test {
 
   void set_size(uint64_t v) { store_field<uint64_t>(record_, field("size").offset, v); }
   void set_fd(int32_t v) { store_field<int32_t>(record_, field("fd").offset, v); }
-  void set_pid(uint32_t pid) { store_field<uint32_t>(record_, offsetof(RecordHeader, pid), pid); }
+  // common_pid: the thread, as the kernel's task pid.
+  void set_pid(uint32_t tid) { store_field<uint32_t>(record_, offsetof(RecordHeader, tid), tid); }
   void set_name(const std::string& s) {
     std::memcpy(record_ + event_.fixed_size, s.c_str(), s.size() + 1);
     const auto length = static_cast<uint32_t>(s.size() + 1);
@@ -149,6 +150,55 @@ TEST_F(HistTableTest, CountsHitsPerKeyAndSumsValues) {
   EXPECT_EQ(header->used, 2u);
   EXPECT_EQ(header->size, 2048u);
   EXPECT_EQ(header->entry_bytes, spec.entry_bytes());
+}
+
+// A key is hashed and compared only as far as its value goes; keys whose
+// first words agree but whose strings end in different words stay apart,
+// and a string before a number key is stored after it.
+TEST_F(HistTableTest, StringKeysThatShareTheirFirstWordsStayApart) {
+  HistSpec spec;
+  spec.keys = {key("name"), key("size")};
+  EXPECT_EQ(hist_key_offset(spec, 0), 8u);  // numbers first
+  EXPECT_EQ(hist_key_offset(spec, 1), 0u);
+  auto table = table_for(spec);
+  const struct {
+    const char* name;
+    uint64_t size;
+  } hits[] = {{"abcdefghi", 1}, {"abcdefgh", 1}, {"abcdefgh", 1},         {"", 1},
+              {"abcdefghi", 2}, {"abcdefgh", 1}, {"abcdefghijklmnopq", 1}};
+  for (const auto& h : hits) {
+    set_name(h.name);
+    set_size(h.size);
+    hist_update(table.data(), spec, hit(), nullptr, 0);
+  }
+  const HistResult result = merge(spec, table);
+  ASSERT_EQ(result.entries.size(), 5u);
+  const std::pair<std::string, uint64_t> expected[] = {
+      {"abcdefghi", 1}, {"abcdefgh", 3}, {"", 1}, {"abcdefghi", 1}, {"abcdefghijklmnopq", 1}};
+  for (size_t i = 0; i < result.entries.size(); ++i) {
+    EXPECT_EQ(result.entries[i].keys[0].text, expected[i].first) << i;
+    EXPECT_EQ(result.entries[i].hitcount, expected[i].second) << i;
+  }
+  EXPECT_EQ(result.entries[3].keys[1].number, 2u);
+}
+
+// A planned update (the agent's) and one that plans on the spot fill the
+// table alike.
+TEST_F(HistTableTest, APlannedUpdateIsTheSameUpdate) {
+  HistSpec spec;
+  spec.keys = {key("name"), stack_key()};  // the kernel's largest key: 256 + 128 bytes
+  const HistPlan plan = hist_plan(spec);
+  ASSERT_TRUE(plan.valid);
+  auto planned = table_for(spec);
+  auto unplanned = table_for(spec);
+  const uint64_t stack[] = {0x401000, 0x401100, 0x401200};
+  for (int i = 0; i < 50; ++i) {
+    set_name(std::string(static_cast<size_t>(i % 7), 'x'));
+    hist_update(planned.data(), spec, plan, hit(), stack, static_cast<uint32_t>(i % 4));
+    hist_update(unplanned.data(), spec, hit(), stack, static_cast<uint32_t>(i % 4));
+  }
+  EXPECT_EQ(planned, unplanned);
+  EXPECT_EQ(merge(spec, planned).entries.size(), 28u);  // 7 names x 4 depths
 }
 
 TEST_F(HistTableTest, SignedKeysAreSignExtended) {

@@ -72,7 +72,8 @@ TEST(RecordFields, ReadsSignExtendedNumbersStringsAndComm) {
   const HitFields hit{record, comm, 0};
   EXPECT_EQ(read_number(*find_record_field(fields, "a"), hit), static_cast<uint64_t>(-3));
   EXPECT_EQ(read_number(*find_record_field(fields, "b"), hit), 0xfffeu);
-  EXPECT_EQ(read_number(*find_record_field(fields, "common_pid"), hit), 4242u);
+  // common_pid is the thread, as the kernel's task pid.
+  EXPECT_EQ(read_number(*find_record_field(fields, "common_pid"), hit), 4243u);
   EXPECT_EQ(read_number(*find_record_field(fields, "cpu"), hit), 3u);
   const FieldString s = read_string(*find_record_field(fields, "s"), hit);
   EXPECT_EQ(std::string(s.data, s.length), "hello");
