@@ -288,6 +288,10 @@ int run_attach(const AttachOptions& options, std::ostream& terminal) {
   progress.stop();
   if (!trace) return report(trace.error(), errors);
   Tracer& tracer = *trace->tracer;
+  // Before anything is armed: a Ctrl-C from then on detaches cleanly
+  // (it is only looked at once the session runs), never kills dprobe
+  // with the probes in place.
+  stop_on_signals();
   auto process = stop_at_load_point(options.pid, kLoadPointPatience);
   if (!process) {
     errors << "dprobe: error: " << process.error().message << "\n";
@@ -307,7 +311,6 @@ int run_attach(const AttachOptions& options, std::ostream& terminal) {
     }
     return kExitBadDefinition;
   }
-  stop_on_signals();
   tracer.adopt(std::move(*injected), tracer.first_set());
   tracer.start(options.pid);
   const auto start = std::chrono::steady_clock::now();

@@ -157,7 +157,11 @@ Result<void> TracedProcess::seize_all() {
 
 Result<void> TracedProcess::wait_for_stop(pid_t tid) {
   int status = 0;
-  if (::waitpid(tid, &status, __WALL) != tid) return fail("waiting for thread: " + errno_text());
+  // A Ctrl-C meanwhile is for later (attach detaches once set up).
+  pid_t waited;
+  while ((waited = ::waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+  }
+  if (waited != tid) return fail("waiting for thread: " + errno_text());
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     threads_.erase(tid);
     return {};
