@@ -11,8 +11,8 @@
 
 #include "cli/terminal_text.h"
 #include "cli/trace_clock.h"
-#include "trace/event_analysis.h"
 #include "syscalls/syscall_table.h"
+#include "trace/event_analysis.h"
 
 namespace dprobe::cli {
 namespace {

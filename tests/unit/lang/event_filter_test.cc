@@ -53,12 +53,14 @@ Result<FilterProgram, FilterError> compile(std::string_view text) {
 }
 
 // One record of test_event(): a8=5 s8=-3 a16=1000 s16=-1000 a32=70000
-// s32=-70000 a64=2^40 s64=-2^40 x=0x10 str="hello.txt", by pid 1234 on
-// CPU 3, in thread "python3".
+// s32=-70000 a64=2^40 s64=-2^40 x=0x10 str="hello.txt", by thread 1234
+// (common_pid: the kernel's task pid) of process 1200 on CPU 3, in
+// thread "python3".
 class Record {
  public:
   Record() : event_(test_event()), bytes_(event_.fixed_size + 32) {
-    trace::store_field<uint32_t>(bytes_.data(), offsetof(trace::RecordHeader, pid), 1234);
+    trace::store_field<uint32_t>(bytes_.data(), offsetof(trace::RecordHeader, pid), 1200);
+    trace::store_field<uint32_t>(bytes_.data(), offsetof(trace::RecordHeader, tid), 1234);
     trace::store_field<uint32_t>(bytes_.data(), offsetof(trace::RecordHeader, cpu), 3);
     set<uint8_t>(0, 5);
     set<int8_t>(1, -3);
