@@ -100,7 +100,7 @@ bool analyze_hit(const AgentEvent& event, const AnalyzedRecord& hit, ThreadTrace
   if (!analysis.hists.empty())
     add_to_hists(analysis, fields, event.needs_stack, stack, thread, memory);
   if (!analysis.filter.empty() && !trace::filter_matches(analysis.filter, fields)) {
-    memory.counter(event.desc.id).filtered.fetch_add(1, std::memory_order_relaxed);
+    count_filtered(thread, memory.counter(event.desc.id), event.desc.id);
     return false;
   }
   if (!analysis.records()) return false;

@@ -50,6 +50,13 @@ inline void count_hit(ThreadTrace& thread, trace::EventCounter& shared, uint32_t
   shared.hits.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Counts a hit of event `id` its filter turned away, as count_hit does.
+inline void count_filtered(ThreadTrace& thread, trace::EventCounter& shared, uint32_t id) noexcept {
+  if (thread.has_ring && thread.writer().count_filtered(id)) [[likely]]
+    return;
+  shared.filtered.fetch_add(1, std::memory_order_relaxed);
+}
+
 // Counts a record of event `id` that found the thread's ring full.
 inline void count_ring_full(ThreadTrace& thread, trace::EventCounter& shared,
                             uint32_t id) noexcept {

@@ -88,6 +88,10 @@ uint64_t TraceReader::misses(uint32_t id) const {
   return count(id, memory_.counter(id).misses, retired_misses_, &trace::RingReader::misses);
 }
 
+uint64_t TraceReader::filtered(uint32_t id) const {
+  return count(id, memory_.counter(id).filtered, retired_filtered_, &trace::RingReader::filtered);
+}
+
 void TraceReader::observe_slotless() {
   slotless_.observe(memory_.header().slotless.load(std::memory_order_relaxed), monotonic_ns());
   if (slotless_.corrupt() && !slotless_said_) {
@@ -137,6 +141,7 @@ void TraceReader::drain_slot(uint32_t index, TracePass& pass, TracePass* records
     for (uint32_t id = 0; id < retired_hits_.size(); ++id) {
       retired_hits_[id] += reader.hits(id);
       retired_misses_[id] += reader.misses(id);
+      retired_filtered_[id] += reader.filtered(id);
     }
     slot.reader.reset();
     free_slot(state, value);

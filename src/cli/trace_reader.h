@@ -104,6 +104,8 @@ class TraceReader {
   uint64_t hits(uint32_t id) const;
   // Its misses: nested hits and records that found the ring full.
   uint64_t misses(uint32_t id) const;
+  // Hits of event `id` its filter turned away (--filter).
+  uint64_t filtered(uint32_t id) const;
   // Problems met (a corrupt ring): reported once each, never fatal. The
   // trace memory lives in the traced program, which can scribble over it:
   // a ring that cannot be read on is given up, the others go on.
@@ -150,6 +152,7 @@ class TraceReader {
   uint64_t lost_retired_ = 0;  // lost counts of rings already given back
   std::vector<uint64_t> retired_hits_ = std::vector<uint64_t>(trace::kRingCountedEvents);
   std::vector<uint64_t> retired_misses_ = std::vector<uint64_t>(trace::kRingCountedEvents);
+  std::vector<uint64_t> retired_filtered_ = std::vector<uint64_t>(trace::kRingCountedEvents);
   uint64_t created_ns_;  // no count of this session's memory began before
   PlausibleCount slotless_;
   bool slotless_said_ = false;

@@ -134,9 +134,10 @@ Tracer::EventCounts Tracer::count_of(const Traced& traced, size_t spec) const {
   if (traced.ended) return traced.counts[spec];
   const uint32_t id = traced.set->specs()[spec].event.id;
   const auto& counter = traced.session->memory().counter(id);
-  const uint64_t filtered = counter.filtered.load(std::memory_order_relaxed);
-  if (traced.reader) return {traced.reader->hits(id), traced.reader->misses(id), filtered};
-  return {counter.hits.load(), counter.misses.load(), filtered};
+  if (traced.reader) {
+    return {traced.reader->hits(id), traced.reader->misses(id), traced.reader->filtered(id)};
+  }
+  return {counter.hits.load(), counter.misses.load(), counter.filtered.load()};
 }
 
 void Tracer::drain_loop() {

@@ -108,6 +108,11 @@ uint32_t build_key(uint64_t* key, const HistSpec& spec, const Layout& l, const H
 }
 
 uint64_t hash_words(const uint64_t* words, uint32_t n) {
+  if (n == 1) {
+    // The common key, one number: one multiply, its high bits folded down.
+    const uint64_t h = (words[0] ^ 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+  }
   // Two lanes: a long key's words feed two independent multiply chains.
   uint64_t a = 0x9e3779b97f4a7c15ull ^ n;
   uint64_t b = 0xc2b2ae3d27d4eb4full;

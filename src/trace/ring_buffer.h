@@ -36,13 +36,13 @@
 namespace dprobe::trace {
 
 inline constexpr uint32_t kRingMagic = 0x474e5244;  // "DRNG" in memory order
-inline constexpr uint32_t kRingVersion = 2;
+inline constexpr uint32_t kRingVersion = 3;         // 3: per-ring filtered counts
 inline constexpr size_t kRingControlBytes = 4096;
 inline constexpr size_t kMinRingDataBytes = 4096;
-// Events with an id below this count their hits and ring-full misses in the
-// ring of the thread that hit them (the profile adds the rings up); the
-// others in the trace memory's shared counters.
-inline constexpr uint32_t kRingCountedEvents = 192;
+// Events with an id below this count their hits, ring-full misses and
+// filtered hits in the ring of the thread that hit them (the profile adds
+// the rings up); the others in the trace memory's shared counters.
+inline constexpr uint32_t kRingCountedEvents = 128;
 
 // The control page. head, tail and the counters each get a cache line so
 // that the producer's stores never invalidate the line the consumer writes.
@@ -60,7 +60,8 @@ struct RingControl {
   // Hits per event id, the profile's: written by the producer alone, with
   // plain stores, so that threads hitting one probe share no cache line.
   alignas(64) std::atomic<uint64_t> hits[kRingCountedEvents];
-  std::atomic<uint64_t> misses[kRingCountedEvents];  // records that found the ring full
+  std::atomic<uint64_t> misses[kRingCountedEvents];    // records that found the ring full
+  std::atomic<uint64_t> filtered[kRingCountedEvents];  // hits its filter turned away
 };
 // Two processes share these atomics, so they must be plain memory words.
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
@@ -155,6 +156,7 @@ class RingWriter {
   bool count_hit(uint32_t id) noexcept { return bump(control_->hits, id); }
   // The same for a miss: a record of event `id` that found the ring full.
   bool count_miss(uint32_t id) noexcept { return bump(control_->misses, id); }
+  bool count_filtered(uint32_t id) noexcept { return bump(control_->filtered, id); }
 
   // Copies a whole record (header included) in; false when it was lost.
   bool write(const void* record, uint32_t size) noexcept {
@@ -245,6 +247,9 @@ class RingReader {
   }
   uint64_t misses(uint32_t id) const {
     return id < kRingCountedEvents ? control_->misses[id].load(std::memory_order_relaxed) : 0;
+  }
+  uint64_t filtered(uint32_t id) const {
+    return id < kRingCountedEvents ? control_->filtered[id].load(std::memory_order_relaxed) : 0;
   }
   uint32_t pid() const { return control_->pid; }
   uint32_t tid() const { return control_->tid; }
