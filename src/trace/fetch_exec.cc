@@ -8,20 +8,10 @@
 
 #include "arch/arm64/regs.h"
 #include "arch/x86_64/regs.h"
+#include "base/no_libc_calls.h"
 #include "trace/fetch.h"
 #include "trace/fetch_type.h"
 #include "trace/record.h"
-
-// A compiler may turn a byte loop into a call to memset or memcpy, which
-// are libc, which the traced program may be running (or probing) when the
-// hit comes. Functions with loops opt out of that.
-#if defined(__clang__)
-#define DPROBE_NO_LIBC_CALLS __attribute__((no_builtin))
-#elif defined(__GNUC__)
-#define DPROBE_NO_LIBC_CALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define DPROBE_NO_LIBC_CALLS
-#endif
 
 namespace dprobe::trace {
 namespace {

@@ -9,15 +9,7 @@
 #include <cstring>
 #include <map>
 
-// A compiler may turn a byte loop into a call to memset or memcpy, which
-// are libc, which the traced program may be running when the hit comes.
-#if defined(__clang__)
-#define DPROBE_NO_LIBC_CALLS __attribute__((no_builtin))
-#elif defined(__GNUC__)
-#define DPROBE_NO_LIBC_CALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define DPROBE_NO_LIBC_CALLS
-#endif
+#include "base/no_libc_calls.h"
 
 namespace dprobe::trace {
 namespace {

@@ -58,17 +58,10 @@ trap restore EXIT
 trap 'exit 130' INT TERM
 echo 1 > $tracing/tracing_on
 
+source "$(dirname "$0")/lib.sh"
+
 # The file offset of a function, as uprobe_events wants it.
-file_offset() {
-  local vaddr
-  vaddr=$(nm "$program" | awk -v s="$1" '$3 == s {print $1}')
-  while read -r off va filesz; do
-    if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
-      printf '0x%x' $(( 16#$vaddr - va + off ))
-      return
-    fi
-  done < <(readelf -lW "$program" | awk '$1 == "LOAD" {print $2, $3, $5}')
-}
+file_offset() { file_offset_in "$program" "$1"; }
 
 # The arguments of each trace line: everything after "(location) ".
 arguments() { sed -n 's/^.*: flt_[a-z0-9_]*: ([^)]*) //p'; }

@@ -21,19 +21,10 @@ library=$(ldd "$sqlite3" | awk '$1 ~ /^libsqlite3\.so/ {print $3}')
 if [ -z "$library" ] || [ ! -f "$library" ]; then echo "SKIP: $sqlite3 uses no libsqlite3"; exit 77; fi
 library=$(readlink -f "$library")
 
+source "$(dirname "$0")/lib.sh"
+
 # The file offset of a dynamic symbol, as uprobe_events wants it.
-file_offset() {
-  local vaddr
-  vaddr=$(nm -D --defined-only "$library" | awk -v s="$1" '$3 == s {print $1}')
-  [ -n "$vaddr" ] || return 1
-  while read -r off va filesz; do
-    if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
-      printf '0x%x' $(( 16#$vaddr - va + off ))
-      return
-    fi
-  done < <(readelf -lW "$library" | awk '$1 == "LOAD" {print $2, $3, $5}')
-  return 1
-}
+file_offset() { file_offset_in "$library" "$1" -D --defined-only; }
 offset=$(file_offset sqlite3_step) || { echo "SKIP: no sqlite3_step in $library"; exit 77; }
 
 workdir=$(mktemp -d /tmp/dprobe-retoracle-XXXXXX)

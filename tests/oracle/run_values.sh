@@ -14,17 +14,10 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to use uprobe_events"; exit
 if [ ! -w $tracing/uprobe_events ]; then echo "SKIP: no writable $tracing/uprobe_events"; exit 77; fi
 if [ -s $tracing/uprobe_events ]; then echo "SKIP: uprobe_events is in use"; exit 77; fi
 
+source "$(dirname "$0")/lib.sh"
+
 # The file offset of a function, as uprobe_events wants it.
-file_offset() {
-  local vaddr
-  vaddr=$(nm "$program" | awk -v s="$1" '$3 == s {print $1}')
-  while read -r off va filesz; do
-    if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
-      printf '0x%x' $(( 16#$vaddr - va + off ))
-      return
-    fi
-  done < <(readelf -lW "$program" | awk '$1 == "LOAD" {print $2, $3, $5}')
-}
+file_offset() { file_offset_in "$program" "$1"; }
 
 # The arguments of each trace line: everything after "(location) ".
 arguments() { sed -n 's/^.*: oracle_[a-z0-9_]*: ([^)]*) //p'; }
