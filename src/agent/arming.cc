@@ -62,7 +62,7 @@ uint32_t max_record_size(const trace::EventDesc& event) {
 const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   if (const AgentEvent* kept = state.events.find(spec.event.id)) return kept;
   trace::EventDesc event = spec.event;
-  if (event.analysis) event.analysis = trace::plan_hists(*event.analysis);
+  if (event.analysis) event.analysis = trace::plan_analysis(*event.analysis);
   state.events.add(std::make_unique<AgentEvent>(AgentEvent{
       event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,
       trace::plan_register_fields(event, arch::host_isa(),

@@ -46,7 +46,10 @@ void add_to_hists(const EventAnalysis& analysis, const trace::HitFields& fields,
                   const trace::TraceMemory& memory) noexcept {
   std::byte* tables = memory.hist_tables(thread.slot);
   for (const trace::HistTrigger& hist : analysis.hists) {
-    if (!hist.filter.empty() && !trace::filter_matches(hist.filter, fields)) continue;
+    if (!hist.filter.empty() &&
+        !trace::filter_matches(hist.filter, hist.filter_steps.data(), fields)) {
+      continue;
+    }
     if (needs_stack) stack.take();
     trace::hist_update(tables + hist.table_offset, hist.spec, hist.plan, fields, stack.pcs,
                        stack.depth);
@@ -99,7 +102,8 @@ bool analyze_hit(const AgentEvent& event, const AnalyzedRecord& hit, ThreadTrace
   // trigger's own "if" filter applies to it alone.
   if (!analysis.hists.empty())
     add_to_hists(analysis, fields, event.needs_stack, stack, thread, memory);
-  if (!analysis.filter.empty() && !trace::filter_matches(analysis.filter, fields)) {
+  if (!analysis.filter.empty() &&
+      !trace::filter_matches(analysis.filter, analysis.filter_steps.data(), fields)) {
     count_filtered(thread, memory.counter(event.desc.id), event.desc.id);
     return false;
   }

@@ -13,9 +13,13 @@ bool EventAnalysis::needs_stack(const EventDesc& event) const {
   return false;
 }
 
-std::shared_ptr<const EventAnalysis> plan_hists(const EventAnalysis& analysis) {
+std::shared_ptr<const EventAnalysis> plan_analysis(const EventAnalysis& analysis) {
   auto planned = std::make_shared<EventAnalysis>(analysis);
-  for (HistTrigger& hist : planned->hists) hist.plan = hist_plan(hist.spec);
+  planned->filter_steps = plan_filter(planned->filter);
+  for (HistTrigger& hist : planned->hists) {
+    hist.plan = hist_plan(hist.spec);
+    hist.filter_steps = plan_filter(hist.filter);
+  }
   return planned;
 }
 

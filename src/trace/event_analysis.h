@@ -26,16 +26,20 @@ namespace dprobe::trace {
 // hist tables (TraceMemory::hist_tables).
 struct HistTrigger {
   HistSpec spec;
-  FilterProgram filter;  // the trigger's own "if FILTER"; empty: every hit
+  FilterProgram filter;                  // the trigger's own "if FILTER"; empty: every hit
+  std::vector<FilterStep> filter_steps;  // the agent's (plan_analysis)
   uint64_t table_offset = 0;
   uint64_t table_bytes = 0;
   // The agent's own, worked out when the event arrives (not sent): what a
-  // hit needs of the spec's table (plan_hists).
+  // hit needs of the spec's table (plan_analysis).
   HistPlan plan;
 };
 
 struct EventAnalysis {
   FilterProgram filter;  // --filter; empty: every hit passes
+  // The agent's own, worked out when the event arrives (not sent): the
+  // filter's steps (plan_analysis).
+  std::vector<FilterStep> filter_steps;
   std::vector<HistTrigger> hists;
   // An event with a hist trigger is aggregated, not recorded: as the
   // kernel's event that has a trigger but is not enabled.
@@ -44,8 +48,9 @@ struct EventAnalysis {
   bool needs_stack(const EventDesc& event) const;
 };
 
-// `analysis` with every hist trigger's plan worked out.
-std::shared_ptr<const EventAnalysis> plan_hists(const EventAnalysis& analysis);
+// `analysis` with its filters' steps and its hist tables' plans worked
+// out, as the agent runs them.
+std::shared_ptr<const EventAnalysis> plan_analysis(const EventAnalysis& analysis);
 
 }  // namespace dprobe::trace
 

@@ -62,17 +62,15 @@ ClassMatch match_class(const char* pattern, uint32_t length, uint32_t p, unsigne
   return {false, in_class != inverted, p};
 }
 
-bool test_string(const FilterProgram& program, const FilterInsn& insn, const RecordField& field,
-                 const HitFields& hit) {
-  if (!field.is_string()) return false;
-  if (insn.str_offset > program.strings.size() ||
-      insn.str_length > program.strings.size() - insn.str_offset) {
+bool test_string(const FilterProgram& program, const FilterStep& step, const HitFields& hit) {
+  if (step.str_offset > program.strings.size() ||
+      step.str_length > program.strings.size() - step.str_offset) {
     return false;
   }
-  const char* pattern = program.strings.data() + insn.str_offset;
-  const uint32_t length = insn.str_length;
-  const FieldString text = read_string(field, hit);
-  switch (insn.op) {
+  const char* pattern = program.strings.data() + step.str_offset;
+  const uint32_t length = step.str_length;
+  const FieldString text = read_string_at(step.source, step.offset, hit);
+  switch (step.op) {
     case FilterOp::kStringEqual:
       return text.length == length && bytes_equal(text.data, pattern, length);
     case FilterOp::kStringPrefix:
@@ -107,32 +105,69 @@ bool compare_ordered(T field, T value, FilterOp op) {
   }
 }
 
-bool test_number(const FilterInsn& insn, const RecordField& field, const HitFields& hit) {
-  if (field.is_string()) return false;
+bool test_number(const FilterStep& step, const HitFields& hit) {
   // Both sides are extended the same way from the field's size, so the
   // 64-bit comparison is the field-sized one the kernel makes.
-  const uint64_t value = read_number(field, hit);
-  switch (insn.op) {
+  const uint64_t value = read_number_at(step.source, step.offset, step.size, step.is_signed, hit);
+  switch (step.op) {
     case FilterOp::kEqual:
-      return value == insn.value;
+      return value == step.value;
     case FilterOp::kBitsSet:
-      return (value & insn.value) != 0;
+      return (value & step.value) != 0;
     default:
       break;
   }
-  if (field.is_signed) {
-    return compare_ordered(static_cast<int64_t>(value), static_cast<int64_t>(insn.value), insn.op);
+  if (step.is_signed) {
+    return compare_ordered(static_cast<int64_t>(value), static_cast<int64_t>(step.value), step.op);
   }
-  return compare_ordered(value, insn.value, insn.op);
+  return compare_ordered(value, step.value, step.op);
 }
 
 bool is_string_op(FilterOp op) { return op >= FilterOp::kStringEqual && op < FilterOp::kCount; }
 
-bool test_insn(const FilterProgram& program, const FilterInsn& insn, const HitFields& hit) {
-  if (insn.field >= program.fields.size()) return false;
+// A predicate whose operation does not fit its field's kind never holds.
+bool test_step(const FilterProgram& program, const FilterStep& step, const HitFields& hit) {
+  const bool string_field =
+      step.source == FieldSource::kString || step.source == FieldSource::kComm;
+  if (is_string_op(step.op) != string_field) return false;
+  if (string_field) return test_string(program, step, hit);
+  return test_number(step, hit);
+}
+
+FilterStep step_of(const FilterProgram& program, const FilterInsn& insn) {
+  FilterStep step;
+  step.value = insn.value;
+  step.str_offset = insn.str_offset;
+  step.str_length = insn.str_length;
+  step.on_true = insn.on_true;
+  step.on_false = insn.on_false;
+  step.op = insn.op;
+  if (insn.field >= program.fields.size()) {
+    step.op = FilterOp::kCount;  // fits no field: never holds
+    return step;
+  }
   const RecordField& field = program.fields[insn.field];
-  if (is_string_op(insn.op)) return test_string(program, insn, field, hit);
-  return test_number(insn, field, hit);
+  step.offset = field.offset;
+  step.source = field.source;
+  step.size = field.size;
+  step.is_signed = field.is_signed;
+  return step;
+}
+
+// Runs the program, each step from `step(i)`.
+template <typename StepAt>
+bool run(const FilterProgram& program, StepAt step_at, const HitFields& hit) {
+  const size_t n = program.code.size();
+  size_t i = 0;
+  while (i < n) {
+    const FilterStep step = step_at(i);
+    const size_t next = test_step(program, step, hit) ? step.on_true : step.on_false;
+    // Jumps only go forward, so the loop ends; a program that breaks that
+    // (refused by filter_program_valid) keeps the hit rather than lose it.
+    if (next <= i) return true;
+    i = next;
+  }
+  return i == n;
 }
 
 }  // namespace
@@ -195,18 +230,22 @@ bool filter_program_valid(const FilterProgram& program) {
   return true;
 }
 
+std::vector<FilterStep> plan_filter(const FilterProgram& program) {
+  std::vector<FilterStep> steps;
+  steps.reserve(program.code.size());
+  for (const FilterInsn& insn : program.code) steps.push_back(step_of(program, insn));
+  return steps;
+}
+
+bool filter_matches(const FilterProgram& program, const FilterStep* steps,
+                    const HitFields& hit) noexcept {
+  return run(
+      program, [steps](size_t i) -> const FilterStep& { return steps[i]; }, hit);
+}
+
 bool filter_matches(const FilterProgram& program, const HitFields& hit) noexcept {
-  const size_t n = program.code.size();
-  size_t i = 0;
-  while (i < n) {
-    const FilterInsn& insn = program.code[i];
-    const size_t next = test_insn(program, insn, hit) ? insn.on_true : insn.on_false;
-    // Jumps only go forward, so the loop ends; a program that breaks that
-    // (refused by filter_program_valid) keeps the hit rather than lose it.
-    if (next <= i) return true;
-    i = next;
-  }
-  return i == n;
+  return run(
+      program, [&](size_t i) { return step_of(program, program.code[i]); }, hit);
 }
 
 }  // namespace dprobe::trace

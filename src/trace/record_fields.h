@@ -64,8 +64,10 @@ struct HitFields {
 
 // A number field's value, sign-extended for signed fields; a string field
 // reads as 0. Runs in the agent on a hit: no libc.
-inline uint64_t read_number(const RecordField& field, const HitFields& hit) noexcept {
-  switch (field.source) {
+// The same, from the field's source, offset, size and sign alone.
+inline uint64_t read_number_at(FieldSource source, uint32_t offset, uint8_t size, bool is_signed,
+                               const HitFields& hit) noexcept {
+  switch (source) {
     case FieldSource::kDuration:
       return hit.duration_ns;
     case FieldSource::kNumber:
@@ -73,22 +75,22 @@ inline uint64_t read_number(const RecordField& field, const HitFields& hit) noex
     default:
       return 0;
   }
-  const std::byte* at = hit.record + field.offset;
-  switch (field.size) {
+  const std::byte* at = hit.record + offset;
+  switch (size) {
     case 1: {
       uint8_t v;
       __builtin_memcpy(&v, at, 1);
-      return field.is_signed ? static_cast<uint64_t>(static_cast<int8_t>(v)) : v;
+      return is_signed ? static_cast<uint64_t>(static_cast<int8_t>(v)) : v;
     }
     case 2: {
       uint16_t v;
       __builtin_memcpy(&v, at, 2);
-      return field.is_signed ? static_cast<uint64_t>(static_cast<int16_t>(v)) : v;
+      return is_signed ? static_cast<uint64_t>(static_cast<int16_t>(v)) : v;
     }
     case 4: {
       uint32_t v;
       __builtin_memcpy(&v, at, 4);
-      return field.is_signed ? static_cast<uint64_t>(static_cast<int32_t>(v)) : v;
+      return is_signed ? static_cast<uint64_t>(static_cast<int32_t>(v)) : v;
     }
     default: {
       uint64_t v;
@@ -97,6 +99,9 @@ inline uint64_t read_number(const RecordField& field, const HitFields& hit) noex
     }
   }
 }
+inline uint64_t read_number(const RecordField& field, const HitFields& hit) noexcept {
+  return read_number_at(field.source, field.offset, field.size, field.is_signed, hit);
+}
 
 // A string field's bytes, without the NUL; empty for a faulted string and
 // for a number field. Runs in the agent on a hit: no libc.
@@ -104,19 +109,23 @@ struct FieldString {
   const char* data;
   uint32_t length;
 };
-inline FieldString read_string(const RecordField& field, const HitFields& hit) noexcept {
-  if (field.source == FieldSource::kComm) {
+inline FieldString read_string_at(FieldSource source, uint32_t offset,
+                                  const HitFields& hit) noexcept {
+  if (source == FieldSource::kComm) {
     uint32_t length = 0;
     while (length < 16 && hit.comm[length] != '\0') ++length;
     return {hit.comm, length};
   }
-  if (field.source != FieldSource::kString) return {"", 0};
+  if (source != FieldSource::kString) return {"", 0};
   uint32_t loc;
-  __builtin_memcpy(&loc, hit.record + field.offset, sizeof(loc));
+  __builtin_memcpy(&loc, hit.record + offset, sizeof(loc));
   const uint32_t length = data_loc_length(loc);
   if (length == 0) return {"", 0};  // faulted
   const auto* data = reinterpret_cast<const char*>(hit.record + data_loc_offset(loc));
   return {data, data[length - 1] == '\0' ? length - 1 : length};
+}
+inline FieldString read_string(const RecordField& field, const HitFields& hit) noexcept {
+  return read_string_at(field.source, field.offset, hit);
 }
 
 }  // namespace dprobe::trace
