@@ -126,7 +126,8 @@ bool test_number(const FilterStep& step, const HitFields& hit) {
 bool is_string_op(FilterOp op) { return op >= FilterOp::kStringEqual && op < FilterOp::kCount; }
 
 // A predicate whose operation does not fit its field's kind never holds.
-bool test_step(const FilterProgram& program, const FilterStep& step, const HitFields& hit) {
+[[gnu::always_inline]] inline bool test_step(const FilterProgram& program, const FilterStep& step,
+                                             const HitFields& hit) {
   const bool string_field =
       step.source == FieldSource::kString || step.source == FieldSource::kComm;
   if (is_string_op(step.op) != string_field) return false;

@@ -85,7 +85,7 @@ uint32_t build_key(uint64_t* key, const HistSpec& spec, const Layout& l, const H
                    const uint64_t* stack, uint32_t depth) {
   auto* bytes = reinterpret_cast<std::byte*>(key);
   for (uint32_t n = 0; n < l.numbers; ++n) {
-    const uint64_t value = hist_field_value(spec.keys[l.order[n]], hit);
+    const uint64_t value = hist_number_value(l.number_keys[n], hit);
     __builtin_memcpy(bytes + 8 * n, &value, 8);
   }
   uint32_t end = 8 * l.numbers;  // where the value written so far ends
@@ -182,13 +182,17 @@ HistPlan hist_plan(const HistSpec& spec) {
   l.slots = 2 * spec.size;
   l.entry_bytes = spec.entry_bytes();
   l.vals = static_cast<uint32_t>(spec.vals.size());
+  for (uint32_t v = 0; v < l.vals; ++v) l.values[v] = hist_number(spec.vals[v]);
   l.has_comm = spec.has_execname();
   l.comm_offset = 8 + 8 * l.vals;
   l.key_offset = l.comm_offset + (l.has_comm ? kHistCommBytes : 0);
   l.key_words = spec.key_bytes() / 8;
   for (size_t i = 0; i < spec.keys.size(); ++i) {
     l.key_offsets[i] = hist_key_offset(spec, i);
-    if (!hist_key_is_variable(spec.keys[i])) l.order[l.numbers++] = static_cast<uint8_t>(i);
+    if (!hist_key_is_variable(spec.keys[i])) {
+      l.number_keys[l.numbers] = hist_number(spec.keys[i]);
+      l.order[l.numbers++] = static_cast<uint8_t>(i);
+    }
   }
   for (size_t i = 0; i < spec.keys.size(); ++i) {
     if (hist_key_is_variable(spec.keys[i])) {
@@ -225,7 +229,7 @@ void hist_update(void* table, const HistSpec& spec, const HistPlan& plan, const 
     return;
   }
   ++entry[0];
-  for (uint32_t v = 0; v < plan.vals; ++v) entry[1 + v] += hist_field_value(spec.vals[v], hit);
+  for (uint32_t v = 0; v < plan.vals; ++v) entry[1 + v] += hist_number_value(plan.values[v], hit);
 }
 
 void hist_update(void* table, const HistSpec& spec, const HitFields& hit, const uint64_t* stack,

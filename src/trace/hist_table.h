@@ -56,12 +56,29 @@ void hist_table_init(void* table, const HistSpec& spec) noexcept;
 
 // A number key's or value's value on a hit, after .usecs, .log2 and
 // .buckets, as the kernel's hist_fn_call computes it.
-inline uint64_t hist_field_value(const HistKey& key, const HitFields& hit) noexcept {
-  uint64_t value = read_number(key.field, hit);
-  if (key.has(kHistUsecs) && key.field.source == FieldSource::kDuration) value /= 1000;
-  if (key.has(kHistLog2)) return hist_log2(value);
-  if (key.has(kHistBuckets) && key.buckets != 0) return value / key.buckets * key.buckets;
+// A number key or value as a hit reads it: its field's place and shape
+// and its modifiers, copied out of the HistKey into one small struct.
+struct HistNumber {
+  uint64_t buckets = 0;
+  uint32_t offset = 0;
+  FieldSource source = FieldSource::kNumber;
+  uint8_t size = 8;
+  bool is_signed = false;
+  uint16_t modifiers = 0;
+};
+inline HistNumber hist_number(const HistKey& key) noexcept {
+  return {key.buckets,    key.field.offset,    key.field.source,
+          key.field.size, key.field.is_signed, key.modifiers};
+}
+inline uint64_t hist_number_value(const HistNumber& n, const HitFields& hit) noexcept {
+  uint64_t value = read_number_at(n.source, n.offset, n.size, n.is_signed, hit);
+  if ((n.modifiers & kHistUsecs) != 0 && n.source == FieldSource::kDuration) value /= 1000;
+  if ((n.modifiers & kHistLog2) != 0) return hist_log2(value);
+  if ((n.modifiers & kHistBuckets) != 0 && n.buckets != 0) return value / n.buckets * n.buckets;
   return value;
+}
+inline uint64_t hist_field_value(const HistKey& key, const HitFields& hit) noexcept {
+  return hist_number_value(hist_number(key), hit);
 }
 
 // What a hit needs to know of a spec's table, worked out once per spec
@@ -81,6 +98,9 @@ struct HistPlan {
   uint8_t numbers = 0;
   uint8_t variables = 0;
   uint8_t order[kHistKeysMax] = {};
+  // The number keys in that order, and the values.
+  HistNumber number_keys[kHistKeysMax];
+  HistNumber values[kHistValsMax];
 };
 HistPlan hist_plan(const HistSpec& spec);
 
