@@ -79,6 +79,8 @@ wait_for() {  # PATTERN FILE
 
 # The program in its wait mode, in the background: its pid in $waiting.
 start_waiting() {
+  # Emptied first: the last run's "ready" must not be taken for this one's.
+  : > "$work/program.out"
   "$program" 1 wait > "$work/program.out" &
   waiting=$!
   background+=("$waiting")
