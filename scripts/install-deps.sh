@@ -27,6 +27,8 @@ PACKAGES=(
   strace
   # real programs the tests trace
   xz-utils perl openssl
+  # gdb: the oracle of user stack traces (tests/integration/analysis_stack_test.cc)
+  gdb
   # the man page check (man --warnings, col) and the .deb test (cpack's
   # dpkg-shlibdeps comes with build-essential's dpkg-dev)
   man-db groff-base bsdextrautils
