@@ -4,6 +4,8 @@
 // that probes can name, like `perf probe -x BINARY -F`, with their address
 // and size. OBJ names a library as a definition would (path, soname or
 // basename, found the way the loader finds it for BINARY).
+// `dprobe list -L FUNC[@SRC] -x BINARY`: the function's probe-able source
+// lines, as `perf probe -L` (cli/line_listing.h).
 #ifndef DPROBE_CLI_LIST_COMMAND_H_
 #define DPROBE_CLI_LIST_COMMAND_H_
 
@@ -14,7 +16,8 @@ namespace dprobe::cli {
 
 struct ListOptions {
   std::string executable;
-  std::string pattern;  // [OBJ:]GLOB; empty lists everything in the executable
+  std::string pattern;        // [OBJ:]GLOB; empty lists everything in the executable
+  std::string line_function;  // -L FUNC[@SRC]: its source lines (cli/line_listing.h)
 };
 
 int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors);

@@ -13,6 +13,7 @@
 #include "cli/check_command.h"
 #include "cli/executable.h"
 #include "cli/launcher.h"
+#include "cli/line_listing.h"
 #include "cli/list_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
@@ -158,6 +159,9 @@ int main(int argc, char** argv) {
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");
   list_cmd->add_option("-x,--exec", list.executable, "Executable to list (or to find OBJ for)");
   list_cmd->add_option("pattern", list.pattern, "[OBJ:]GLOB, e.g. 'libc.so.6:str*'");
+  list_cmd->add_option("-L,--line", list.line_function,
+                       "Show FUNC[@SRC]'s source with its probe-able lines numbered, as perf "
+                       "probe -L");
 
   try {
     app.parse(argc, argv);
@@ -206,5 +210,6 @@ int main(int argc, char** argv) {
     return dprobe::cli::run_check(check, std::cout, std::cerr);
   }
   list.executable = dprobe::cli::find_executable(list.executable);
+  if (!list.line_function.empty()) return dprobe::cli::run_list_lines(list, std::cout, std::cerr);
   return dprobe::cli::run_list(list, std::cout, std::cerr);
 }
