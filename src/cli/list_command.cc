@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/target_resolver.h"
+#include "lang/target.h"
 #include "symbols/lookup_error.h"
 
 namespace dprobe::cli {
@@ -17,7 +18,7 @@ struct Pattern {
 };
 
 Pattern split_pattern(const std::string& text) {
-  const size_t colon = text.rfind(':');
+  const size_t colon = lang::object_separator(text);
   if (colon == std::string::npos) return {{}, text.empty() ? "*" : text};
   const std::string glob = text.substr(colon + 1);
   return {text.substr(0, colon), glob.empty() ? "*" : glob};
@@ -43,7 +44,7 @@ int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors
   std::string text;
   for (const symbols::FunctionSymbol* function : (*object)->table.match(pattern.glob)) {
     fmt::format_to(std::back_inserter(text), "0x{:016x} {:8} {}{}\n", function->address,
-                   function->size, function->name, function->is_ifunc ? " [ifunc]" : "");
+                   function->size, function->display_name(), function->is_ifunc ? " [ifunc]" : "");
   }
   out << text;
   return 0;

@@ -8,7 +8,7 @@ std::optional<trace::SymbolHit> ProcessSymbolizer::symbolize(uint64_t address) c
   if (!object) return std::nullopt;
   const auto hit = object->file->table.symbolize(address - object->loaded->bias);
   if (!hit) return std::nullopt;
-  return trace::SymbolHit{hit->function->name, hit->offset, hit->function->size};
+  return trace::SymbolHit{hit->function->display_name(), hit->offset, hit->function->size};
 }
 
 std::string_view ProcessSymbolizer::object_name(uint64_t address) const {

@@ -112,7 +112,10 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::expand_w
     each.wildcard = false;
     each.expanded = true;
     each.spec.point.target.symbol = function->name;
-    const std::string base = lang::default_event_name(each.spec.point);
+    // C++ functions are named by their source name (p_method_int_0).
+    core::ProbePoint named = each.spec.point;
+    if (!function->demangled.empty()) named.target.symbol = function->demangled;
+    const std::string base = lang::default_event_name(named);
     std::string name = base;
     for (int n = 1; !names.insert(name).second; ++n) {
       // Cut the base, not the suffix: names equal after the length cut

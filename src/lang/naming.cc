@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/cxx_names.h"
 #include "lang/limits.h"
 
 namespace dprobe::lang {
@@ -24,7 +25,33 @@ std::string object_stem(std::string_view object) {
   return std::string(object.substr(0, object.find_first_of(".-_")));
 }
 
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// Runs of characters that cannot be in a name become one '_' between words.
+void append_words(std::string_view text, std::string& out) {
+  bool gap = false;
+  for (const char c : text) {
+    if (!is_name_char(c)) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty() && out.back() != '_') out.push_back('_');
+    gap = false;
+    out.push_back(c);
+  }
+}
+
 }  // namespace
+
+std::string cxx_event_stem(std::string_view name) {
+  const CxxName parts = split_cxx_name(name);
+  std::string stem;
+  append_words(unqualified_name(parts.qualified), stem);
+  std::string params;
+  append_words(parts.params, params);
+  if (!params.empty()) stem += (stem.empty() ? "" : "_") + params;
+  return stem;
+}
 
 std::string sanitize_event_name(std::string_view name) {
   std::string out(name.substr(0, kMaxEventNameLen));
@@ -39,6 +66,10 @@ std::string default_event_name(const core::ProbePoint& point) {
   const core::ProbeTarget& target = point.target;
   switch (target.kind) {
     case core::TargetKind::kSymbol:
+      if (is_cxx_name(target.symbol)) {
+        return sanitize_event_name(prefix + cxx_event_stem(target.symbol) + "_" +
+                                   std::to_string(target.offset));
+      }
       return sanitize_event_name(prefix + target.symbol + "_" + std::to_string(target.offset));
     case core::TargetKind::kAddress:
       return sanitize_event_name(prefix + hex(target.address));

@@ -5,6 +5,9 @@
 // p_<object>_0x<offset> for object offsets (uprobes, which keep the object's
 // basename up to its first '.', '-' or '_'). Characters that cannot be in a
 // C identifier become '_'; names are cut to the longest the kernel allows.
+// A C++ name (lang/target.h) gives its unqualified name and the words of
+// its parameter list, as perf probe names C++ events by the function:
+// "ns::Klass::method(int)" -> p_method_int_0, "ns::f" -> p_f_0.
 //
 //   default_event_name(point);  // "p_malloc_0"
 #ifndef DPROBE_LANG_NAMING_H_
@@ -19,6 +22,9 @@ namespace dprobe::lang {
 
 std::string default_event_name(const core::ProbePoint& point);
 std::string sanitize_event_name(std::string_view name);
+// "method_int" for "ns::Klass::method(int)": runs of other characters
+// become one '_'.
+std::string cxx_event_stem(std::string_view name);
 
 }  // namespace dprobe::lang
 

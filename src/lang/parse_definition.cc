@@ -2,9 +2,12 @@
 //
 // A definition is split into words as the kernel's argv_split does, and
 // every error column refers to those words joined by single spaces: the
-// command the error report shows.
+// command the error report shows. A C++ name target keeps its spaces
+// ("ns::f(int, double)"): the words up to its closing bracket are one.
+#include <cstddef>
 #include <vector>
 
+#include "base/cxx_names.h"
 #include "base/strings.h"
 #include "lang/definition.h"
 #include "lang/fetch_arg.h"
@@ -22,9 +25,27 @@ struct Words {
   std::string command;
 };
 
+// Joins the words of a probe's target while its C++ parameter or template
+// argument list is open.
+std::vector<Word> join_cxx_target(std::string_view line, std::vector<Word> split) {
+  if (split.size() < 3 || (split[0].text[0] != 'p' && split[0].text[0] != 'r')) return split;
+  const Word target = split[1];
+  if (!is_cxx_name(target.text) || cxx_open_brackets(target.text) <= 0) return split;
+  for (size_t last = 2; last < split.size(); ++last) {
+    const Word& end = split[last];
+    const std::string_view joined =
+        line.substr(target.position, end.position + end.text.size() - target.position);
+    if (cxx_open_brackets(joined) > 0) continue;
+    split[1] = {joined, target.position};
+    split.erase(split.begin() + 2, split.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+    break;
+  }
+  return split;
+}
+
 Words join_words(std::string_view line) {
   Words words;
-  for (const Word& word : split_words(line)) {
+  for (const Word& word : join_cxx_target(line, split_words(line))) {
     if (!words.command.empty()) words.command.push_back(' ');
     words.column.push_back(words.command.size());
     words.text.push_back(word.text);
@@ -163,7 +184,9 @@ class DefinitionParser {
     if (point.is_return && is_symbol && point.target.offset != 0) {
       return fault(ErrorCode::BAD_RETPROBE, column);
     }
-    def_.wildcard = is_symbol && has_wildcard(point.target.symbol);
+    // In a C++ name '*' may be a pointer or an operator ("ns::f(char*)").
+    const std::string& name = point.target.symbol;
+    def_.wildcard = is_symbol && (is_cxx_name(name) ? cxx_has_wildcard(name) : has_wildcard(name));
     return name_event(header);
   }
 

@@ -1,8 +1,10 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "lang/target.h"
 
+#include <algorithm>
 #include <cctype>
 
+#include "base/cxx_names.h"
 #include "base/strings.h"
 
 namespace dprobe::lang {
@@ -27,8 +29,16 @@ Parsed<void> parse_address(std::string_view text, size_t column, size_t target_c
   return {};
 }
 
+// The +N or -N ending a C++ name, npos when none: its operators and
+// template arguments hold '+' and '-' too.
+size_t cxx_offset_sign(std::string_view text) {
+  const size_t sign = text.find_last_of("+-");
+  if (sign == std::string_view::npos || sign == 0) return std::string_view::npos;
+  return parse_s64(text.substr(sign)) ? sign : std::string_view::npos;
+}
+
 Parsed<void> parse_symbol(std::string_view text, size_t target_column, core::ProbeTarget& target) {
-  const size_t sign = text.find_first_of("+-");
+  const size_t sign = is_cxx_name(text) ? cxx_offset_sign(text) : text.find_first_of("+-");
   if (sign != std::string_view::npos) {
     const auto offset = parse_s64(text.substr(sign));
     if (!offset) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
@@ -43,9 +53,19 @@ Parsed<void> parse_symbol(std::string_view text, size_t target_column, core::Pro
 
 }  // namespace
 
+size_t object_separator(std::string_view word) {
+  if (!is_cxx_name(word)) return word.rfind(':');  // mangled symbols hold no ':'
+  const size_t name = std::min(word.find("::"), word.find('('));
+  return name == 0 ? std::string_view::npos : word.rfind(':', name - 1);
+}
+
 Parsed<ParsedTarget> parse_target(std::string_view word, size_t column) {
   ParsedTarget parsed;
-  const size_t percent = word.find('%');
+  // C++ has an operator%: only a "%return" at the end is the suffix there.
+  const size_t percent = is_cxx_name(word) && word.ends_with("%return")
+                             ? word.size() - std::string_view("%return").size()
+                         : is_cxx_name(word) ? std::string_view::npos
+                                             : word.find('%');
   if (percent != std::string_view::npos) {
     if (word.substr(percent) != "%return") {
       return fault(ErrorCode::BAD_ADDR_SUFFIX, column + percent);
@@ -54,8 +74,7 @@ Parsed<ParsedTarget> parse_target(std::string_view word, size_t column) {
     word = word.substr(0, percent);
   }
 
-  // Mangled symbols hold no ':', so the last one ends the object's name.
-  const size_t colon = word.rfind(':');
+  const size_t colon = object_separator(word);
   std::string_view place = word;
   if (colon != std::string_view::npos) {
     if (colon == 0) return fault(ErrorCode::BAD_PROBE_ADDR, column);

@@ -30,6 +30,12 @@ struct FunctionSymbol {
   uint64_t size;     // 0 when the symbol table does not know it
   bool is_ifunc;     // STT_GNU_IFUNC: address is the resolver, not the implementation
   bool is_global;    // global or weak binding; false for file-local symbols
+  // The C++ source name ("ns::f(int)") of a mangled name, filled in by
+  // SymbolTable; empty for C names and names the demangler refuses.
+  std::string demangled = {};
+
+  // What a person reads: the source name when there is one.
+  std::string_view display_name() const { return demangled.empty() ? name : demangled; }
 };
 
 // A PT_LOAD program header, the part address translation needs.

@@ -3,8 +3,8 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <span>
 #include <utility>
+#include <vector>
 
 namespace dprobe::symbols {
 namespace {
@@ -23,33 +23,37 @@ std::string hex(uint64_t value) {
 
 // Several names at one address are one function; one name at two addresses
 // (static functions of different files) is a choice the user must make.
-bool has_one_address(std::span<const FunctionSymbol> matches) {
-  for (const FunctionSymbol& f : matches) {
-    if (f.address != matches.front().address) return false;
+bool has_one_address(const std::vector<const FunctionSymbol*>& matches) {
+  for (const FunctionSymbol* f : matches) {
+    if (f->address != matches.front()->address) return false;
   }
   return true;
 }
 
-Unexpected<LookupError> not_unique(std::string_view name, std::span<const FunctionSymbol> matches) {
+Unexpected<LookupError> not_unique(std::string_view name,
+                                   const std::vector<const FunctionSymbol*>& matches) {
   LookupError err{Kind::kNotUnique,
                   std::string(name) + " has " + std::to_string(matches.size()) + " definitions",
                   {}};
-  for (const FunctionSymbol& f : matches) err.candidates.push_back(candidate_line(f));
+  for (const FunctionSymbol* f : matches) err.candidates.push_back(candidate_line(*f));
   return unexpected(std::move(err));
 }
 
 }  // namespace
 
 std::string candidate_line(const FunctionSymbol& function) {
-  return function.name + "@" + hex(function.address) + " (size " + hex(function.size) + ")";
+  std::string line =
+      function.name + "@" + hex(function.address) + " (size " + hex(function.size) + ")";
+  if (!function.demangled.empty()) line = function.demangled + " [" + line + "]";
+  return line;
 }
 
 Result<ResolvedSymbol, LookupError> resolve_symbol(const ElfFile& elf, const SymbolTable& table,
                                                    std::string_view name, int64_t offset) {
-  const std::span<const FunctionSymbol> matches = table.find(name);
+  const std::vector<const FunctionSymbol*> matches = table.lookup(name);
   if (matches.empty()) return error(Kind::kSymbolNotFound, std::string(name) + " in " + elf.path());
   if (!has_one_address(matches)) return not_unique(name, matches);
-  const FunctionSymbol& sym = matches.front();
+  const FunctionSymbol& sym = *matches.front();
   const auto unsigned_offset = static_cast<uint64_t>(offset);
   if (offset < 0 || (sym.size > 0 && unsigned_offset >= sym.size)) {
     return error(Kind::kOffsetPastEnd, std::string(name) + (offset < 0 ? "" : "+") +

@@ -32,7 +32,8 @@ struct ResolvedSymbol {
 Result<ResolvedSymbol, LookupError> resolve_symbol(const ElfFile& elf, const SymbolTable& table,
                                                    std::string_view name, int64_t offset);
 
-// "name@0x1234 (size 0x20)": how a kNotUnique candidate is listed.
+// "name@0x1234 (size 0x20)": how a kNotUnique candidate is listed; a C++
+// function as "ns::f(int) [_ZN2ns1fEi@0x1234 (size 0x20)]".
 std::string candidate_line(const FunctionSymbol& function);
 
 }  // namespace dprobe::symbols

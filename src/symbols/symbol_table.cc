@@ -1,9 +1,14 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "symbols/symbol_table.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <tuple>
 
+#include "base/cxx_names.h"
 #include "base/strings.h"
 
 namespace dprobe::symbols {
@@ -50,6 +55,47 @@ std::string_view literal_prefix(std::string_view glob) {
   return glob.substr(0, glob.find_first_of("*?"));
 }
 
+// The C++ runtime's demangler (the one std::type_info::name users call);
+// empty for names it does not take.
+std::string demangle(const std::string& name) {
+  if (!name.starts_with("_Z")) return {};
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text != nullptr ? text : "";
+  std::free(text);  // NOLINT: __cxa_demangle's buffer comes from malloc
+  return out;
+}
+
+// Functions a C++ name finds: not thunks, guard variables or transaction
+// clones ("_ZT", "_ZG"), nor the outlined parts of another function.
+bool is_named_function(const FunctionSymbol& f) {
+  if (f.demangled.empty() || f.name.starts_with("_ZT") || f.name.starts_with("_ZG")) return false;
+  return f.demangled.find(" [clone ") == std::string::npos;
+}
+
+using KeyIndex = std::vector<std::pair<std::string, size_t>>;
+
+std::vector<size_t> indices_with_key(const KeyIndex& index, const std::string& key) {
+  const auto first =
+      std::lower_bound(index.begin(), index.end(), key,
+                       [](const auto& entry, const std::string& k) { return entry.first < k; });
+  std::vector<size_t> out;
+  for (auto it = first; it != index.end() && it->first == key; ++it) out.push_back(it->second);
+  return out;
+}
+
+bool matches_source(std::string_view glob, const FunctionSymbol& f) {
+  if (glob_match(glob, f.demangled)) return true;
+  const CxxName parts = split_cxx_name(f.demangled);
+  if (parts.qualified.empty()) return false;
+  // "ns::f(int) const" without a return type: from the name to the end.
+  const std::string_view tail = parts.params.empty() ? parts.qualified : parts.params;
+  const std::string_view signature(
+      parts.qualified.data(),
+      static_cast<size_t>(tail.data() + tail.size() - parts.qualified.data()));
+  return glob_match(glob, signature);
+}
+
 }  // namespace
 
 SymbolTable::SymbolTable(const ElfFile& elf) : SymbolTable(elf.functions()) {}
@@ -57,8 +103,23 @@ SymbolTable::SymbolTable(const ElfFile& elf) : SymbolTable(elf.functions()) {}
 SymbolTable::SymbolTable(std::vector<FunctionSymbol> functions)
     : by_address_(std::move(functions)) {
   std::sort(by_address_.begin(), by_address_.end(), by_address_then_name);
+  for (FunctionSymbol& f : by_address_) f.demangled = demangle(f.name);
   by_name_ = by_address_;
   std::sort(by_name_.begin(), by_name_.end(), by_name_then_address);
+  for (size_t i = 0; i < by_name_.size(); ++i) {
+    const FunctionSymbol& f = by_name_[i];
+    if (f.demangled.empty()) continue;
+    demangled_.push_back(i);
+    if (!is_named_function(f)) continue;
+    const CxxName parts = split_cxx_name(f.demangled);
+    if (parts.qualified.empty()) continue;
+    by_qualified_.emplace_back(cxx_match_key(parts.qualified), i);
+    if (!parts.params.empty()) {
+      by_signature_.emplace_back(cxx_match_key(parts.qualified) + cxx_match_key(parts.params), i);
+    }
+  }
+  std::sort(by_qualified_.begin(), by_qualified_.end());
+  std::sort(by_signature_.begin(), by_signature_.end());
   max_end_.reserve(by_address_.size());
   uint64_t end = 0;
   for (const FunctionSymbol& f : by_address_) {
@@ -72,6 +133,28 @@ std::span<const FunctionSymbol> SymbolTable::find(std::string_view name) const {
   return {first, last};
 }
 
+std::vector<const FunctionSymbol*> SymbolTable::find_source(std::string_view name) const {
+  const CxxName parts = split_cxx_name(name);
+  if (parts.qualified.empty()) return {};
+  const std::string key = cxx_match_key(parts.qualified);
+  const std::vector<size_t> hits =
+      parts.params.empty() ? indices_with_key(by_qualified_, key)
+                           : indices_with_key(by_signature_, key + cxx_match_key(parts.params));
+  std::vector<const FunctionSymbol*> out;
+  for (const size_t i : hits) out.push_back(&by_name_[i]);
+  std::sort(out.begin(), out.end(), [](const FunctionSymbol* a, const FunctionSymbol* b) {
+    return by_address_then_name(*a, *b);
+  });
+  return out;
+}
+
+std::vector<const FunctionSymbol*> SymbolTable::lookup(std::string_view name) const {
+  std::vector<const FunctionSymbol*> out;
+  for (const FunctionSymbol& f : find(name)) out.push_back(&f);
+  if (out.empty()) return find_source(name);
+  return out;
+}
+
 std::vector<const FunctionSymbol*> SymbolTable::match(std::string_view glob) const {
   const std::string_view prefix = literal_prefix(glob);
   auto it = std::lower_bound(by_name_.begin(), by_name_.end(), prefix, NameLess{});
@@ -79,7 +162,17 @@ std::vector<const FunctionSymbol*> SymbolTable::match(std::string_view glob) con
   for (; it != by_name_.end() && std::string_view(it->name).starts_with(prefix); ++it) {
     if (glob_match(glob, it->name)) out.push_back(&*it);
   }
-  return out;
+  // C++ functions by source name; by_name_ order is kept by merging indices.
+  std::vector<const FunctionSymbol*> source;
+  for (const size_t i : demangled_) {
+    const FunctionSymbol& f = by_name_[i];
+    if (!glob_match(glob, f.name) && matches_source(glob, f)) source.push_back(&f);
+  }
+  if (source.empty()) return out;
+  std::vector<const FunctionSymbol*> merged;
+  merged.reserve(out.size() + source.size());
+  std::merge(out.begin(), out.end(), source.begin(), source.end(), std::back_inserter(merged));
+  return merged;
 }
 
 std::optional<SymbolizedAddress> SymbolTable::symbolize(uint64_t vaddr) const {

@@ -8,13 +8,19 @@
 //   std::span<const FunctionSymbol> hits = table.find("helper");  // may be several
 //   for (const FunctionSymbol* f : table.match("str*cmp")) ...
 //   if (auto where = table.symbolize(vaddr)) print(where->function->name, where->offset);
+//   table.lookup("ns::Klass::method(int)");  // by C++ source name as well
+//
+// C++ names are demangled once, here: every FunctionSymbol of the table
+// carries its source name in `demangled` next to the linker's `name`.
 #ifndef DPROBE_SYMBOLS_SYMBOL_TABLE_H_
 #define DPROBE_SYMBOLS_SYMBOL_TABLE_H_
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "symbols/elf_file.h"
@@ -34,8 +40,16 @@ class SymbolTable {
   // Every function with exactly this name, ordered by address; several when
   // static functions of different translation units share a name.
   std::span<const FunctionSymbol> find(std::string_view name) const;
+  // Functions by C++ source name: "ns::f(int)" names one overload (the
+  // parameter list as the demangler prints it, spaces aside), "ns::f" every
+  // overload. A template function may be named with or without its return
+  // type. Outlined parts ("[clone .cold]") and thunks are not found here.
+  std::vector<const FunctionSymbol*> find_source(std::string_view name) const;
+  // find() by the linker's name, else find_source(); sorted by address.
+  std::vector<const FunctionSymbol*> lookup(std::string_view name) const;
   // Functions whose name matches a '*'/'?' glob, one per (name, address),
-  // sorted by name then address.
+  // sorted by name then address. A C++ function matches by its linker name,
+  // its demangled name, or that name without the return type ("ns::*").
   std::vector<const FunctionSymbol*> match(std::string_view glob) const;
   // The function containing vaddr (a size-0 symbol contains only its own
   // address). Among several, the innermost wins, then a global name over a
@@ -51,6 +65,11 @@ class SymbolTable {
   // max_end_[i]: the largest address + size among by_address_[0..i]; it
   // bounds how far back symbolize() must look for an enclosing function.
   std::vector<uint64_t> max_end_;
+  // (cxx_match_key of the source name, index in by_name_), sorted: with the
+  // parameter list, and without it.
+  std::vector<std::pair<std::string, size_t>> by_signature_;
+  std::vector<std::pair<std::string, size_t>> by_qualified_;
+  std::vector<size_t> demangled_;  // indices in by_name_ of C++ functions
 };
 
 }  // namespace dprobe::symbols

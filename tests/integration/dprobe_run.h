@@ -442,7 +442,12 @@ inline std::optional<TraceLine> parse_trace_line(std::string_view text) {
   if (event_end == std::string_view::npos) return std::nullopt;
   line.event = std::string(rest.substr(0, event_end));
   rest = rest.substr(event_end + 3);
-  const size_t location_end = rest.find(')');
+  // The ')' that closes the location: C++ names hold balanced ones.
+  size_t location_end = std::string_view::npos;
+  for (size_t i = 0, depth = 0; i < rest.size() && location_end == std::string_view::npos; ++i) {
+    if (rest[i] == '(') ++depth;
+    if (rest[i] == ')' && depth-- == 0) location_end = i;
+  }
   if (location_end == std::string_view::npos) return std::nullopt;
   line.location = std::string(rest.substr(0, location_end));
   rest = rest.substr(location_end + 1);
