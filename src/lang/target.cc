@@ -44,6 +44,11 @@ Parsed<void> parse_symbol(std::string_view text, size_t target_column, core::Pro
     if (!offset) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
     target.offset = *offset;
     text = text.substr(0, sign);
+    // A C++ name does not itself end in +N or -N: "f+1+2" has no one
+    // reading (and would print back as another target).
+    if (is_cxx_name(text) && cxx_offset_sign(text) != std::string_view::npos) {
+      return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
+    }
   }
   if (text.empty()) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
   target.kind = TargetKind::kSymbol;

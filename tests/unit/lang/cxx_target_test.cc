@@ -49,6 +49,15 @@ TEST(CxxTarget, OperatorsKeepTheirSigns) {
   EXPECT_EQ(parse_ok("p ns::K::operator%(int)").spec.point.target.symbol, "ns::K::operator%(int)");
 }
 
+// Found by the parser fuzzer: a name that itself ends in +N would print
+// back as another target.
+TEST(CxxTarget, ANameEndingInAnOffsetIsRefused) {
+  const auto def = parse_definition("p ns::f+1+2");
+  ASSERT_FALSE(def);
+  EXPECT_EQ(def.error().code, ErrorCode::BAD_PROBE_ADDR);
+  EXPECT_EQ(parse_ok("p ns::f+2").spec.point.target.offset, 2);
+}
+
 TEST(CxxTarget, ReturnSuffix) {
   const Definition def = parse_ok("p ns::f(double)%return");
   EXPECT_TRUE(def.spec.point.is_return);
