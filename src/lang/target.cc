@@ -50,6 +50,11 @@ Parsed<void> parse_symbol(std::string_view text, size_t target_column, core::Pro
       return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
     }
   }
+  // Nor in %return: "f%return+4" or "f%return%return" would print back as
+  // another probe.
+  if (is_cxx_name(text) && text.ends_with("%return")) {
+    return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
+  }
   if (text.empty()) return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
   target.kind = TargetKind::kSymbol;
   target.symbol = std::string(text);

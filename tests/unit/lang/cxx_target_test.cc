@@ -56,6 +56,10 @@ TEST(CxxTarget, ANameEndingInAnOffsetIsRefused) {
   ASSERT_FALSE(def);
   EXPECT_EQ(def.error().code, ErrorCode::BAD_PROBE_ADDR);
   EXPECT_EQ(parse_ok("p ns::f+2").spec.point.target.offset, 2);
+  const auto in_return = parse_definition("p ns::f(int)%return+4");
+  ASSERT_FALSE(in_return);
+  EXPECT_EQ(in_return.error().code, ErrorCode::BAD_PROBE_ADDR);
+  EXPECT_FALSE(parse_definition("p ns::f(int)%return%return"));
 }
 
 TEST(CxxTarget, ReturnSuffix) {
