@@ -5,46 +5,6 @@
 #include "trace/hist_format.h"
 
 namespace dprobe::cli {
-namespace {
-
-// An entry's keys as one string, to find equal keys across processes.
-std::string encode_keys(const trace::HistEntry& entry) {
-  std::string out;
-  for (const trace::HistKeyValue& key : entry.keys) {
-    out.append(std::to_string(key.number)).push_back('\x1f');
-    out.append(key.text).push_back('\x1f');
-    for (uint64_t frame : key.frames) out.append(std::to_string(frame)).push_back(',');
-    out.push_back('\x1e');
-  }
-  return out;
-}
-
-// Adds one process's hist to the total, as the tables of one process are
-// merged: equal keys summed, new keys past `size` dropped with their hits.
-void add_result(const trace::HistSpec& spec, const trace::HistResult& from, trace::HistResult& into,
-                std::map<std::string, size_t>& index) {
-  into.dropped += from.dropped;
-  for (const trace::HistEntry& entry : from.entries) {
-    const std::string key = encode_keys(entry);
-    const auto found = index.find(key);
-    if (found != index.end()) {
-      trace::HistEntry& kept = into.entries[found->second];
-      kept.hitcount += entry.hitcount;
-      for (size_t i = 0; i < kept.vals.size() && i < entry.vals.size(); ++i) {
-        kept.vals[i] += entry.vals[i];
-      }
-    } else if (into.entries.size() >= spec.size) {
-      into.dropped += entry.hitcount;
-      continue;
-    } else {
-      index.emplace(key, into.entries.size());
-      into.entries.push_back(entry);
-    }
-    into.hits += entry.hitcount;
-  }
-}
-
-}  // namespace
 
 void KeptSymbols::keep(uint64_t address, const trace::Symbolizer& from) {
   if (names_.count(address) != 0) return;
@@ -72,7 +32,7 @@ HistCollector::Hist& HistCollector::hist_for(const std::string& event,
   for (Hist& hist : hists_) {
     if (hist.event == event && hist.spec.text == spec.text) return hist;
   }
-  hists_.push_back({event, spec, {}, {}});
+  hists_.push_back({event, spec, {}});
   return hists_.back();
 }
 
@@ -95,17 +55,17 @@ void HistCollector::add(const trace::TraceMemory& memory, const lang::Definition
     const trace::EventDesc& event = probe.event;
     if (!event.analysis) continue;
     for (const trace::HistTrigger& trigger : event.analysis->hists) {
+      if (trigger.table_offset + trigger.table_bytes > memory.hist_slot_bytes()) continue;
       trace::HistResult process;
       for (uint32_t slot = 0; slot < memory.slot_count(); ++slot) {
         // A slot no thread ever took has an empty table: not even looked at.
         if (memory.slot(slot).generation.load(std::memory_order_acquire) == 0) continue;
-        if (trigger.table_offset + trigger.table_bytes > memory.hist_slot_bytes()) continue;
         trace::hist_merge(process, memory.hist_tables(slot) + trigger.table_offset,
                           trigger.table_bytes, trigger.spec);
       }
       keep_names(trigger.spec, process, symbols);
       Hist& hist = hist_for(event.group + "/" + event.name, trigger.spec);
-      add_result(trigger.spec, process, hist.result, hist.index);
+      trace::hist_merge_result(hist.result, process, trigger.spec);
     }
   }
 }

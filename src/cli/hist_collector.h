@@ -59,7 +59,6 @@ class HistCollector {
     std::string event;  // GRP/EVENT
     trace::HistSpec spec;
     trace::HistResult result;
-    std::map<std::string, size_t> index;  // an entry's keys, encoded, to its place
   };
   Hist& hist_for(const std::string& event, const trace::HistSpec& spec);
   void keep_names(const trace::HistSpec& spec, const trace::HistResult& result,

@@ -315,6 +315,13 @@ void add_entry(HistResult& into, std::map<std::string, size_t>& index, HistEntry
   into.entries.push_back(std::move(entry));
 }
 
+// `into`'s entries by identity, for add_entry.
+std::map<std::string, size_t> index_of(const HistResult& into) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < into.entries.size(); ++i) index.emplace(identity(into.entries[i]), i);
+  return index;
+}
+
 }  // namespace
 
 bool hist_merge(HistResult& into, const void* table, uint64_t table_bytes, const HistSpec& spec) {
@@ -326,8 +333,7 @@ bool hist_merge(HistResult& into, const void* table, uint64_t table_bytes, const
   if (header.size == 0 && header.entry_bytes == 0) return true;  // never hit
   if (header.size != l.size || header.entry_bytes != l.entry_bytes) return false;
 
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < into.entries.size(); ++i) index.emplace(identity(into.entries[i]), i);
+  std::map<std::string, size_t> index = index_of(into);
   const uint64_t used = header.used < l.size ? header.used : l.size;
   const auto* entries = static_cast<const std::byte*>(table) + kHeaderBytes + uint64_t{8} * l.slots;
   for (uint64_t i = 0; i < used; ++i) {
@@ -335,6 +341,12 @@ bool hist_merge(HistResult& into, const void* table, uint64_t table_bytes, const
   }
   into.dropped += header.dropped;
   return true;
+}
+
+void hist_merge_result(HistResult& into, const HistResult& from, const HistSpec& spec) {
+  std::map<std::string, size_t> index = index_of(into);
+  for (const HistEntry& entry : from.entries) add_entry(into, index, entry, spec.size);
+  into.dropped += from.dropped;
 }
 
 }  // namespace dprobe::trace

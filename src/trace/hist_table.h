@@ -151,6 +151,10 @@ struct HistResult {
 // their field. Never reads outside [table, table + table_bytes).
 bool hist_merge(HistResult& into, const void* table, uint64_t table_bytes, const HistSpec& spec);
 
+// Adds an already merged result (another process's) to `into` the same
+// way: equal keys summed, new keys past `spec.size` dropped with their hits.
+void hist_merge_result(HistResult& into, const HistResult& from, const HistSpec& spec);
+
 }  // namespace dprobe::trace
 
 #endif  // DPROBE_TRACE_HIST_TABLE_H_

@@ -373,6 +373,37 @@ TEST_F(HistTableTest, MergeSumsEqualKeysAcrossTables) {
   EXPECT_EQ(result.dropped, 0u);
 }
 
+// Another process's merged hist adds to a total as its tables would have:
+// equal keys summed, keys past `size` dropped with their hits.
+TEST_F(HistTableTest, MergedResultsAddUpAsTheirTablesWould) {
+  HistSpec spec;
+  spec.keys = {key("size")};
+  spec.size = kHistSizeMin;
+  std::vector<std::vector<uint64_t>> tables(2, table_for(spec));
+  // Table 0: keys 0..99 once; table 1: keys 50..199 twice.
+  for (uint64_t k = 0; k < 200; ++k) {
+    set_size(k);
+    if (k < 100) hist_update(tables[0].data(), spec, hit(), nullptr, 0);
+    if (k >= 50) {
+      hist_update(tables[1].data(), spec, hit(), nullptr, 0);
+      hist_update(tables[1].data(), spec, hit(), nullptr, 0);
+    }
+  }
+  HistResult by_tables;
+  for (const auto& t : tables) ASSERT_TRUE(hist_merge(by_tables, t.data(), t.size() * 8, spec));
+  HistResult total;
+  for (const auto& t : tables) hist_merge_result(total, merge(spec, t), spec);
+  ASSERT_EQ(total.entries.size(), by_tables.entries.size());
+  for (size_t i = 0; i < total.entries.size(); ++i) {
+    EXPECT_EQ(total.entries[i].keys, by_tables.entries[i].keys) << i;
+    EXPECT_EQ(total.entries[i].hitcount, by_tables.entries[i].hitcount) << i;
+  }
+  EXPECT_EQ(total.entries.size(), kHistSizeMin);
+  EXPECT_EQ(total.hits, by_tables.hits);
+  EXPECT_EQ(total.dropped, by_tables.dropped);
+  EXPECT_EQ(total.hits + total.dropped, 100u + 2 * 150u);
+}
+
 TEST_F(HistTableTest, MergeCapsDistinctKeysAtSize) {
   HistSpec spec;
   spec.keys = {key("size")};
