@@ -57,7 +57,7 @@ void mark_signed_syscall_fields(const EventDesc& event, std::vector<RecordField>
   for (RecordField& field : fields) {
     if (field.source != FieldSource::kNumber || field.offset < first_arg_offset(false)) continue;
     const bool result = is_syscall_exit(event.source) && field.name == "ret";
-    const bool number = !event.syscall_name.empty() ? false : field.name == "id";
+    const bool number = event.syscall_name.empty() && field.name == "id";  // raw_syscalls
     if (result || number) {
       field.is_signed = true;
       field.type = TypeId::kS64;
