@@ -119,6 +119,10 @@ dprobe_trace() {  # PIDMODE FUNCTION "ARGS" "FILTER"
     return
   fi
   start_waiting || return 1
+  # Emptied first, as the program's output: the last case's listing of the
+  # same function must not be taken for this one's (the redirection below
+  # empties the file only once the shell forked).
+  : > "$work/attach.err"
   "$dprobe" attach -p "$waiting" -e "$definition" --filter "$group/flt_$fn:${filter//PID/$waiting}" \
     --probes > "$work/attach.out" 2> "$work/attach.err" &
   local attach=$!
