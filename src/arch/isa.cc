@@ -44,6 +44,18 @@ std::string_view register_name(Isa isa, uint16_t index) {
   return index < arm64::kRegisterNames.size() ? arm64::kRegisterNames[index] : "";
 }
 
+std::string_view dwarf_register_name(Isa isa, unsigned regno) {
+  if (isa == Isa::kX86_64) {
+    // System V AMD64 psABI, figure 3.36: the general registers 0..15.
+    static constexpr std::array<std::string_view, 16> kDwarfNames = {
+        "ax", "dx", "cx",  "bx",  "si",  "di",  "bp",  "sp",
+        "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"};
+    return regno < kDwarfNames.size() ? kDwarfNames[regno] : "";
+  }
+  // AAPCS64 DWARF: x0..x30 are 0..30, sp is 31.
+  return regno <= 31 ? arm64::kRegisterNames[regno] : "";
+}
+
 ArgLocation argument_location(Isa isa, unsigned n) {
   if (isa == Isa::kX86_64) {
     // System V AMD64: rdi, rsi, rdx, rcx, r8, r9, then the stack above the

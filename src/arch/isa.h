@@ -26,6 +26,11 @@ std::optional<uint16_t> register_index(Isa isa, std::string_view name);
 // The language name of a slot; empty for a slot out of range.
 std::string_view register_name(Isa isa, uint16_t index);
 
+// The language name of DWARF register `regno` (the psABI's numbering:
+// 5 is rdi on x86_64, 31 is sp on arm64); empty for one the language has
+// no name for (vector registers, the return-address column).
+std::string_view dwarf_register_name(Isa isa, unsigned regno);
+
 // Where the calling convention puts integer argument N (1-based) at function
 // entry: in a register slot, or in a stack slot counted in 8-byte words from
 // the stack pointer.

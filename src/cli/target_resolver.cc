@@ -3,9 +3,12 @@
 
 #include <set>
 
+#include "base/strings.h"
+#include "cli/variable_args.h"
 #include "lang/limits.h"
 #include "lang/naming.h"
 #include "symbols/lookup.h"
+#include "symbols/source_lines.h"
 
 namespace dprobe::cli {
 namespace {
@@ -75,11 +78,22 @@ Result<const LoadedObject*, LookupError> TargetResolver::load(const std::string&
 Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve(
     lang::Definition def) {
   if (def.kind == lang::Definition::Kind::kRemove) return std::vector{std::move(def)};
+  auto resolved = resolve_target(std::move(def));
+  if (!resolved) return resolved;
+  for (lang::Definition& each : *resolved) {
+    if (auto done = resolve_variables_of(each); !done) return unexpected(done.error());
+  }
+  return resolved;
+}
+
+Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_target(
+    lang::Definition def) {
   const core::ProbeTarget& target = def.spec.point.target;
   const bool needs_executable = target.object.empty() && target.kind != core::TargetKind::kAddress;
   if (needs_executable && executable_.empty()) {
     return error_at(ErrorCode::NO_EXECUTABLE, def, def.target_column);
   }
+  if (def.source) return resolve_source(std::move(def));
   if (target.kind == core::TargetKind::kSymbol) return resolve_symbol(std::move(def));
   if (auto checked = check_address(def); !checked) return unexpected(checked.error());
   return std::vector{std::move(def)};
@@ -93,8 +107,149 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_
   if (def.wildcard) return expand_wildcard(std::move(def), **object);
   auto symbol =
       symbols::resolve_symbol((*object)->elf, (*object)->table, target.symbol, target.offset);
-  if (!symbol) return lookup_error(symbol.error(), def);
+  if (!symbol) {
+    // A function with no symbol of its own (only ever inlined, as perf
+    // probe finds it): its copies, from the DWARF.
+    const bool plain = symbol.error().kind == LookupError::Kind::kSymbolNotFound &&
+                       target.offset == 0 && is_c_identifier(target.symbol);
+    const symbols::DebugInfo* info = plain ? debug_info(**object) : nullptr;
+    if (info != nullptr && symbols::find_function_entries(*info, target.symbol)) {
+      def.source = lang::SourcePlace{target.symbol, {}, -1};
+      return resolve_source(std::move(def));
+    }
+    return lookup_error(symbol.error(), def);
+  }
   return std::vector{std::move(def)};
+}
+
+const symbols::DebugInfo* TargetResolver::debug_info(const LoadedObject& object) {
+  if (!object.debug_tried) {
+    object.debug_tried = true;
+    auto info = symbols::DebugInfo::open(object.elf.path(), symbols::DebugInfoPaths::from_host());
+    if (info) {
+      object.debug.emplace(std::move(*info));
+    } else {
+      object.no_debug = info.error().message;
+    }
+  }
+  return object.debug ? &*object.debug : nullptr;
+}
+
+// The target of one address the DWARF gave: SYM+OFFS when the function
+// there has a name of its own, else PATH:0xOFFSET (static functions that
+// share a name), which is what perf probe writes to uprobe_events.
+std::optional<core::ProbeTarget> target_at(const LoadedObject& object, const std::string& name,
+                                           uint64_t address) {
+  core::ProbeTarget target;
+  target.object = name;
+  if (auto where = object.table.symbolize(address)) {
+    if (object.table.find(where->function->name).size() == 1) {
+      target.kind = core::TargetKind::kSymbol;
+      target.symbol = where->function->name;
+      target.offset = static_cast<int64_t>(where->offset);
+      return target;
+    }
+  }
+  const auto offset = object.elf.file_offset_of(address);
+  if (!offset) return std::nullopt;
+  target.kind = core::TargetKind::kFileOffset;
+  target.object = object.elf.path();
+  target.offset = static_cast<int64_t>(*offset);
+  return target;
+}
+
+Result<std::vector<symbols::CodeAddress>> find_place(const symbols::DebugInfo& info,
+                                                     const lang::SourcePlace& place) {
+  if (place.function.empty()) return symbols::find_source_line(info, place.file, place.line);
+  if (place.line < 0) return symbols::find_function_entries(info, place.function, place.file);
+  return symbols::find_function_line(info, place.function, place.line, place.file);
+}
+
+// One definition per block of code of the line (per copy of the function):
+// named NAME, NAME_1, NAME_2 ... as perf probe names them.
+Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_source(
+    lang::Definition def) {
+  const lang::SourcePlace place = *def.source;
+  auto loaded = load(def.spec.point.target.object);
+  if (!loaded) return lookup_error(loaded.error(), def);
+  const LoadedObject& object = **loaded;
+  const symbols::DebugInfo* info = debug_info(object);
+  if (info == nullptr)
+    return error_at(ErrorCode::NO_DEBUG_INFO, def, def.target_column, object.no_debug);
+  auto addresses = find_place(*info, place);
+  if (!addresses) {
+    return error_at(ErrorCode::NO_SOURCE_PLACE, def, def.symbol_column, addresses.error().message);
+  }
+  if (def.spec.point.is_return) {
+    // A return probe needs a call: inlined copies have none.
+    std::erase_if(*addresses, [](const symbols::CodeAddress& at) { return at.inlined; });
+    if (addresses->empty()) {
+      return error_at(ErrorCode::BAD_RETPROBE, def, def.symbol_column,
+                      place.function + " is only inlined: it has no return to probe");
+    }
+  }
+  std::vector<lang::Definition> out;
+  const std::string base = def.spec.event.name;
+  for (const symbols::CodeAddress& code : *addresses) {
+    lang::Definition each = def;
+    auto target = target_at(object, def.spec.point.target.object, code.address);
+    if (!target) return error_at(ErrorCode::NOT_TEXT_ADDR, def, def.symbol_column);
+    each.spec.point.target = std::move(*target);
+    each.link_address = code.address;
+    if (!out.empty()) {
+      const std::string suffix = "_" + std::to_string(out.size());
+      each.spec.event.name = base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
+    }
+    out.push_back(std::move(each));
+  }
+  return out;
+}
+
+// A function's entry named with source variables goes past the prologue,
+// where they are (perf probe and gdb do the same); an offset, a line or an
+// inlined copy stays where it is.
+void move_past_prologue(lang::Definition& def, const symbols::DebugInfo& info, uint64_t& address) {
+  core::ProbeTarget& target = def.spec.point.target;
+  const bool entry = def.source ? def.source->line < 0 : target.offset == 0;
+  if (!entry || target.kind == core::TargetKind::kObjectAddress) return;
+  const std::optional<uint64_t> body = symbols::after_prologue(info, address);
+  if (!body) return;
+  target.offset += static_cast<int64_t>(*body - address);
+  address = *body;
+}
+
+// The probe's link-time address, where its variables are looked up.
+Result<void, lang::ProbeError> TargetResolver::resolve_variables_of(lang::Definition& def) {
+  if (!has_variable_args(def)) return {};
+  const core::ProbeTarget& target = def.spec.point.target;
+  if (target.kind == core::TargetKind::kAddress) {
+    return error_at(ErrorCode::NO_DEBUG_INFO, def, def.target_column,
+                    "a process address names no object to read the debug information of");
+  }
+  auto loaded = load(target.object);
+  if (!loaded) return lookup_error(loaded.error(), def);
+  const LoadedObject& object = **loaded;
+  uint64_t address = def.link_address;
+  if (address == 0) {
+    if (target.kind == core::TargetKind::kSymbol) {
+      auto symbol = symbols::resolve_symbol(object.elf, object.table, target.symbol, target.offset);
+      if (!symbol) return lookup_error(symbol.error(), def);
+      address = symbol->address;
+    } else if (target.kind == core::TargetKind::kFileOffset) {
+      address = object.elf.vaddr_of_file_offset(static_cast<uint64_t>(target.offset)).value_or(0);
+    } else {
+      address = target.address;
+    }
+  }
+  VariableScope scope;
+  scope.info = debug_info(object);
+  if (scope.info != nullptr && !def.spec.point.is_return)
+    move_past_prologue(def, *scope.info, address);
+  scope.no_info = object.no_debug;
+  scope.globals = &object.variables;
+  scope.object = target.kind == core::TargetKind::kFileOffset ? object.elf.path() : target.object;
+  scope.address = address;
+  return resolve_variables(def, scope);
 }
 
 // One definition per matching function that can hold the offset; names are

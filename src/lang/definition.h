@@ -15,6 +15,7 @@
 #ifndef DPROBE_LANG_DEFINITION_H_
 #define DPROBE_LANG_DEFINITION_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "arch/isa.h"
 #include "base/result.h"
 #include "lang/probe_error.h"
+#include "lang/source_place.h"
 #include "trace/event.h"
 
 namespace dprobe::lang {
@@ -42,6 +44,10 @@ struct Definition {
   bool event_named = false;  // EVENT was written, not made by the default rule
   bool wildcard = false;     // SYM holds '*' or '?': expands to many probes
   bool expanded = false;     // one of a wildcard's probes: a refusal is summarized
+  // A point named by source (FUNC:RLN, SRC:ALN, FUNC@SRC): the DWARF gives
+  // its addresses, and the target becomes SYM+OFFS (or OBJ:0xADDR) then.
+  std::optional<SourcePlace> source;
+  uint64_t link_address = 0;  // a source place's address, once resolved
 
   // kRemove: the events to remove; an empty part matches every name.
   std::string remove_group;

@@ -91,7 +91,23 @@ namespace dprobe::lang {
   X(BLACKLISTED,       "Probe point is on the blacklist")                               \
   X(NO_OOL_SLOT,       "No out-of-line slot within reach of the probe point")           \
   X(NO_TRACEPOINT,     "No such system call event")                                     \
-  X(NO_SYSCALL_TABLE,  "No system call table for this architecture")
+  X(NO_SYSCALL_TABLE,  "No system call table for this architecture")                  \
+  /* The kernel's, for arguments named by the types' information (BTF */             \
+  /* there, the DWARF here): */                                                       \
+  X(BAD_VAR_ARGS,      "$arg* must be an independent parameter without name etc.")     \
+  X(BAD_HYPHEN,        "Failed to parse single hyphen. Forgot '>'?")                    \
+  X(NO_BTFARG,         "This variable is not found at this probe point")                \
+  X(NO_PTR_STRCT,      "This is not a pointer to union/structure.")                     \
+  X(NO_BTF_FIELD,      "This field is not found.")                                      \
+  X(NOSUP_DAT_ARG,     "Non pointer structure/union argument is not supported.")        \
+  X(BAD_TYPE4STR,      "This type does not fit for string.")                            \
+  /* dprobe's own, for the debug information: */                                      \
+  X(NO_DEBUG_INFO,     "The object has no debug information")                           \
+  X(NO_SOURCE_PLACE,   "The source line or function is not in the debug information")   \
+  X(VAR_OPTIMIZED,     "The variable has no location at this probe point")              \
+  X(BAD_MEMBER_OP,     "A pointer's member is reached with '->', a structure's with '.'") \
+  X(VAR_UNSUPPORTED,   "The variable can not be fetched at this probe point")           \
+  X(VAR_ON_RETPROBE,   "Source variables are not available at function exit")
 // clang-format on
 
 enum class ErrorCode : uint8_t {

@@ -11,6 +11,7 @@
 #include "lang/fetch_expr.h"
 #include "lang/limits.h"
 #include "lang/type_suffix.h"
+#include "lang/variable_path.h"
 
 namespace dprobe::lang {
 namespace {
@@ -110,6 +111,48 @@ Parsed<void> add_modifiers(EventArg& arg, const TypeSuffix& suffix, std::vector<
   return {};
 }
 
+// $params, $vars (perf probe's) and $arg* (the kernel's): every parameter,
+// or every variable, in scope; each becomes an argument of its own name.
+bool is_variable_list(std::string_view body) {
+  for (std::string_view list : {"$params", "$vars", "$arg*"}) {
+    if (body.starts_with(list)) return true;
+  }
+  return false;
+}
+
+Parsed<EventArg> parse_variable_list(std::string_view word, size_t column, size_t body_start,
+                                     const ArgContext& context) {
+  const std::string_view body = word.substr(body_start);
+  if (body_start != 0 || (body != "$params" && body != "$vars" && body != "$arg*")) {
+    return fault(ErrorCode::BAD_VAR_ARGS, column);
+  }
+  if (context.is_return) return fault(ErrorCode::VAR_ON_RETPROBE, column);
+  if (body == "$arg*" && !context.at_function_entry) {
+    return fault(ErrorCode::NOFENTRY_ARGS, column);
+  }
+  EventArg arg;
+  arg.source_expr = std::string(body);
+  return arg;
+}
+
+// A source variable: checked for its syntax now, fetched from where the
+// DWARF says once the probe's address is known.
+Parsed<void> defer_variable(EventArg& arg, const TypeSuffix& suffix, std::string_view body,
+                            size_t body_column, bool named, const ArgContext& context,
+                            std::span<const EventArg> previous) {
+  auto path = parse_variable_path(suffix.expr, body_column);
+  if (!path) return unexpected(path.error());
+  if (context.is_return) return fault(ErrorCode::VAR_ON_RETPROBE, body_column);
+  arg.source_expr = std::string(suffix.expr);
+  if (suffix.has_type) arg.source_type = std::string(body.substr(suffix.expr.size() + 1));
+  if (!named) {
+    arg.name = variable_path_arg_name(suffix.expr);
+    if (arg.name.size() > kMaxArgNameLen) arg.name.resize(kMaxArgNameLen);
+    if (is_name_taken(arg.name, previous)) return fault(ErrorCode::USED_ARG_NAME, body_column);
+  }
+  return {};
+}
+
 }  // namespace
 
 Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
@@ -119,6 +162,9 @@ Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
   auto name = parse_arg_name(word, column, previous, &body_start);
   if (!name) return unexpected(name.error());
   arg.name = std::move(*name);
+  if (!context.event_probe && is_variable_list(word.substr(body_start))) {
+    return parse_variable_list(word, column, body_start, context);
+  }
 
   const std::string_view body = word.substr(body_start);
   const size_t body_column = column + body_start;
@@ -133,6 +179,12 @@ Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
   if (!type) return unexpected(type.error());
   arg.type = type->id;
   arg.type_text = type->text;
+  if (!context.event_probe && is_variable_path(suffix->expr)) {
+    auto deferred =
+        defer_variable(arg, *suffix, body, body_column, body_start != 0, context, previous);
+    if (!deferred) return unexpected(deferred.error());
+    return arg;
+  }
 
   std::vector<FetchInsn> code;
   auto parsed = parse_fetch_expr(suffix->expr, body_column, context, arg, code);

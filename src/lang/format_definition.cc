@@ -49,6 +49,16 @@ std::string format_definition(const trace::ProbeSpec& spec) {
   if (point.is_return && point.maxactive != 0) out += std::to_string(point.maxactive);
   out += ":" + spec.event.group + "/" + spec.event.name + " " + format_target(point.target);
   for (const trace::EventArg& arg : spec.event.args) {
+    if (!arg.source_expr.empty()) {
+      // Not resolved yet (no debug information read): as written.
+      if (arg.source_expr.starts_with('$')) {
+        out += " " + arg.source_expr;
+      } else {
+        out += " " + arg.name + "=" + arg.source_expr;
+        if (!arg.source_type.empty()) out += ":" + arg.source_type;
+      }
+      continue;
+    }
     out += " " + arg.name + "=" + arg.expr + ":" + arg.type_text;
     if (arg.count > 0) out += "[" + std::to_string(arg.count) + "]";
   }

@@ -61,6 +61,19 @@ std::string sanitize_event_name(std::string_view name) {
   return out;
 }
 
+std::string source_event_name(const core::ProbePoint& point, const SourcePlace& place) {
+  std::string stem = place.function;
+  if (stem.empty()) {
+    std::string_view file = place.file;
+    if (const size_t slash = file.rfind('/'); slash != std::string_view::npos) {
+      file.remove_prefix(slash + 1);
+    }
+    stem = std::string(file.substr(0, file.find('.')));
+  }
+  const std::string where = place.line >= 0 ? "_L" + std::to_string(place.line) : "_0";
+  return sanitize_event_name((point.is_return ? "r_" : "p_") + stem + where);
+}
+
 std::string default_event_name(const core::ProbePoint& point) {
   const std::string prefix = point.is_return ? "r_" : "p_";
   const core::ProbeTarget& target = point.target;

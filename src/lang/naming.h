@@ -17,11 +17,15 @@
 #include <string_view>
 
 #include "core/probe_point.h"
+#include "lang/source_place.h"
 
 namespace dprobe::lang {
 
 std::string default_event_name(const core::ProbePoint& point);
 std::string sanitize_event_name(std::string_view name);
+// A point named by source, as perf probe names it: p_visit_L3 for
+// visit:3, p_prog_L42 for prog.c:42, p_visit_0 for visit@prog.c.
+std::string source_event_name(const core::ProbePoint& point, const SourcePlace& place);
 // "method_int" for "ns::Klass::method(int)": runs of other characters
 // become one '_'.
 std::string cxx_event_stem(std::string_view name);

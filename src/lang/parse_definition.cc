@@ -172,6 +172,10 @@ class DefinitionParser {
  private:
   Parsed<void> parse_point(const Header& header) {
     const size_t column = words_.column[1];
+    if (auto place = parse_source_place(words_.text[1], column)) {
+      if (!*place) return unexpected(place->error());
+      return parse_source_point(header, **place);
+    }
     auto parsed = parse_target(words_.text[1], column);
     if (!parsed) return unexpected(parsed.error());
     core::ProbePoint& point = def_.spec.point;
@@ -188,6 +192,31 @@ class DefinitionParser {
     const std::string& name = point.target.symbol;
     def_.wildcard = is_symbol && (is_cxx_name(name) ? cxx_has_wildcard(name) : has_wildcard(name));
     return name_event(header);
+  }
+
+  // FUNC:RLN, SRC:ALN, FUNC@SRC[:RLN]: a symbol target once resolved; the
+  // default name is perf probe's, FUNC_L<RLN> or FILE_L<ALN> (p_ or r_ first).
+  Parsed<void> parse_source_point(const Header& header, const ParsedPlace& place) {
+    core::ProbePoint& point = def_.spec.point;
+    point.target.kind = core::TargetKind::kSymbol;
+    point.target.object = place.object;
+    // Printed back as written until the DWARF resolves it.
+    point.target.symbol = format_source_place(place.place);
+    point.is_return = header.is_return || place.has_return_suffix;
+    point.maxactive = header.maxactive;
+    if (point.is_return && place.place.line >= 0) {
+      return fault(ErrorCode::BAD_RETPROBE, words_.column[1]);
+    }
+    def_.target_column = words_.column[1];
+    def_.symbol_column = place.place_column;
+    def_.source = place.place;
+    trace::EventDesc& event = def_.spec.event;
+    event.is_return = point.is_return;
+    event.group = header.name.group.empty() ? std::string(kDefaultGroup) : header.name.group;
+    def_.event_named = !header.name.event.empty();
+    def_.event_column = header.name.event_column;
+    event.name = def_.event_named ? header.name.event : source_event_name(point, place.place);
+    return {};
   }
 
   // e:[GRP/][EVENT] SYSTEM/EVENT (or SYSTEM.EVENT): an event probe on a

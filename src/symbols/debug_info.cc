@@ -210,7 +210,12 @@ Result<DebugInfo> DebugInfo::open(const std::string& object_path, const DebugInf
       uint32_t crc = 0;
       if (!file_crc32(candidate, crc) || crc != link_crc) continue;
     }
-    if (adopt(file, candidate)) return info;
+    if (adopt(file, candidate)) {
+      // The object's own .eh_frame is the call frame information there is.
+      info.object_fd_ = std::exchange(object.fd, -1);
+      info.object_elf_ = std::exchange(object.elf, nullptr);
+      return info;
+    }
   }
   return fail("no debug information for " + object_path + ": looked in " + join(looked));
 }
@@ -221,7 +226,9 @@ DebugInfo::DebugInfo(DebugInfo&& other) noexcept
       build_id_(std::move(other.build_id_)),
       fd_(std::exchange(other.fd_, -1)),
       elf_(std::exchange(other.elf_, nullptr)),
-      dwarf_(std::exchange(other.dwarf_, nullptr)) {}
+      dwarf_(std::exchange(other.dwarf_, nullptr)),
+      object_fd_(std::exchange(other.object_fd_, -1)),
+      object_elf_(std::exchange(other.object_elf_, nullptr)) {}
 
 DebugInfo& DebugInfo::operator=(DebugInfo&& other) noexcept {
   if (this != &other) {
@@ -232,6 +239,8 @@ DebugInfo& DebugInfo::operator=(DebugInfo&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     elf_ = std::exchange(other.elf_, nullptr);
     dwarf_ = std::exchange(other.dwarf_, nullptr);
+    object_fd_ = std::exchange(other.object_fd_, -1);
+    object_elf_ = std::exchange(other.object_elf_, nullptr);
   }
   return *this;
 }
@@ -242,9 +251,13 @@ void DebugInfo::release() {
   if (dwarf_ != nullptr) dwarf_end(dwarf_);
   if (elf_ != nullptr) elf_end(elf_);
   if (fd_ >= 0) ::close(fd_);
+  if (object_elf_ != nullptr) elf_end(object_elf_);
+  if (object_fd_ >= 0) ::close(object_fd_);
   dwarf_ = nullptr;
   elf_ = nullptr;
   fd_ = -1;
+  object_elf_ = nullptr;
+  object_fd_ = -1;
 }
 
 }  // namespace dprobe::symbols

@@ -61,6 +61,9 @@ class DebugInfo {
   // The object's build-id in lowercase hex; empty when it has none.
   const std::string& build_id() const { return build_id_; }
   Dwarf* dwarf() const { return dwarf_; }
+  // The object itself, whose .eh_frame holds its call frame information
+  // (a separate debug file keeps only an empty copy of that section).
+  Elf* object_elf() const { return object_elf_ != nullptr ? object_elf_ : elf_; }
 
  private:
   DebugInfo() = default;
@@ -72,6 +75,8 @@ class DebugInfo {
   int fd_ = -1;
   Elf* elf_ = nullptr;
   Dwarf* dwarf_ = nullptr;
+  int object_fd_ = -1;  // separate debug file: the object, open too
+  Elf* object_elf_ = nullptr;
 };
 
 // The places open() tries for a separate debug file, in its order: by

@@ -48,6 +48,20 @@ bool has_code(Dwarf_Die& die) {
   return dwarf_ranges(&die, 0, &base, &start, &end) > 0;
 }
 
+// An inlined copy split in ranges, with no DW_AT_entry_pc: where its
+// first range begins.
+bool lowest_address(Dwarf_Die& die, Dwarf_Addr& lowest) {
+  Dwarf_Addr base = 0;
+  Dwarf_Addr start = 0;
+  Dwarf_Addr end = 0;
+  bool any = false;
+  for (ptrdiff_t next = 0; (next = dwarf_ranges(&die, next, &base, &start, &end)) > 0;) {
+    if (!any || start < lowest) lowest = start;
+    any = true;
+  }
+  return any;
+}
+
 bool names_match(Dwarf_Die& die, std::string_view function) {
   const char* name = dwarf_diename(&die);
   if (name != nullptr && function == name) return true;
@@ -384,8 +398,13 @@ Result<std::vector<CodeAddress>> find_function_entries(const DebugInfo& info,
   std::vector<CodeAddress> out;
   for (Instance& instance : found->instances) {
     Dwarf_Addr entry = 0;
-    if (dwarf_entrypc(&instance.die, &entry) != 0) continue;
+    if (dwarf_entrypc(&instance.die, &entry) != 0 && !lowest_address(instance.die, entry)) {
+      continue;
+    }
     out.push_back({entry, found->file, found->decl_line, instance.inlined});
+  }
+  if (out.empty()) {
+    return fail(std::string(function) + " has no entry address in " + info.object_path());
   }
   sort_unique(out);
   return out;

@@ -39,6 +39,12 @@ struct EventArg {
   std::vector<FetchInsn> code;
   std::string data;                // the immediate string of \"..."
   std::vector<SymbolRef> symbols;  // indexed by kSymbolAddr's param
+  // A source variable (VAR, VAR->MEMBER, VAR.MEMBER, VAR[N]; $params,
+  // $vars, $arg*) that the debug information turns into a fetch once the
+  // probe's address is known (cli/variable_args.h); `code` is empty until
+  // then. `source_type` is the type written after it, empty for the DWARF's.
+  std::string source_expr;
+  std::string source_type;
 
   uint32_t field_size() const { return fetch_type(type).size * (count ? count : 1); }
   bool is_bitfield() const { return !type_text.empty() && type_text[0] == 'b'; }

@@ -57,3 +57,29 @@ TEST(Arguments, Aapcs64) {
 
 }  // namespace
 }  // namespace dprobe::arch
+
+namespace dprobe::arch {
+namespace {
+
+// The psABIs' DWARF numbering, which is not the frame's order.
+TEST(DwarfRegisters, X86NumberingIsThePsAbis) {
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 0), "ax");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 1), "dx");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 3), "bx");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 5), "di");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 6), "bp");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 7), "sp");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 15), "r15");
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 16), "");  // the return address column
+  EXPECT_EQ(dwarf_register_name(Isa::kX86_64, 17), "");  // xmm0
+}
+
+TEST(DwarfRegisters, Arm64NumberingIsThePsAbis) {
+  EXPECT_EQ(dwarf_register_name(Isa::kArm64, 0), "x0");
+  EXPECT_EQ(dwarf_register_name(Isa::kArm64, 29), "x29");
+  EXPECT_EQ(dwarf_register_name(Isa::kArm64, 31), "sp");
+  EXPECT_EQ(dwarf_register_name(Isa::kArm64, 64), "");  // v0
+}
+
+}  // namespace
+}  // namespace dprobe::arch

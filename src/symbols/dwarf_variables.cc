@@ -1,0 +1,568 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "symbols/dwarf_variables.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "symbols/dwarf_types.h"
+
+namespace dprobe::symbols {
+namespace {
+
+using Kind = ValueShape::Kind;
+using ErrorKind = VariableError::Kind;
+
+Unexpected<VariableError> error(ErrorKind kind, int step, std::string detail) {
+  return unexpected(VariableError{kind, step, std::move(detail), {}});
+}
+
+// The scopes around `pc`: innermost first, ending with the function (or
+// inlined instance) that holds it. Empty when no function's DWARF does.
+struct Scopes {
+  Dwarf_Die cu;
+  std::vector<Dwarf_Die> dies;
+  Dwarf_Die subprogram;  // the out-of-line function: an inlined copy's frame is its
+};
+
+// The compilation unit whose code holds pc. Its ranges, not
+// .debug_aranges: compilers no longer emit that by default.
+bool unit_at(Dwarf* dwarf, uint64_t pc, Dwarf_Die& unit) {
+  Dwarf_Off offset = 0;
+  Dwarf_Off next = 0;
+  size_t header_size = 0;
+  while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr && dwarf_haspc(&unit, pc) > 0) {
+      return true;
+    }
+    offset = next;
+  }
+  return false;
+}
+
+// The out-of-line function whose code holds pc, through namespaces and
+// classes. (dwarf_getscopes follows an inlined copy to its abstract
+// definition, not to the function it was inlined into.)
+bool subprogram_at(Dwarf_Die& parent, uint64_t pc, Dwarf_Die& found) {
+  Dwarf_Die child;
+  if (dwarf_child(&parent, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) > 0) {
+      found = child;
+      return true;
+    }
+    const bool container = tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+                           tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+    if (container && subprogram_at(child, pc, found)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+std::optional<Scopes> scopes_at(Dwarf* dwarf, uint64_t pc) {
+  Scopes out;
+  if (dwarf == nullptr || !unit_at(dwarf, pc, out.cu)) return std::nullopt;
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes(&out.cu, pc, &scopes);
+  bool function_found = false;
+  bool subprogram_found = false;
+  for (int i = 0; i < count && !subprogram_found; ++i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (!function_found) out.dies.push_back(scopes[i]);
+    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) function_found = true;
+    if (tag == DW_TAG_subprogram) {
+      out.subprogram = scopes[i];
+      subprogram_found = true;
+    }
+  }
+  std::free(scopes);
+  if (!function_found) return std::nullopt;
+  if (!subprogram_found && !subprogram_at(out.cu, pc, out.subprogram)) return std::nullopt;
+  return out;
+}
+
+bool is_variable(int tag) { return tag == DW_TAG_variable || tag == DW_TAG_formal_parameter; }
+
+// Calls visit(die) for each variable directly in `scope` (not in nested
+// blocks), in DWARF order.
+template <typename Visit>
+void for_each_variable(Dwarf_Die& scope, Visit visit) {
+  Dwarf_Die child;
+  if (dwarf_child(&scope, &child) != 0) return;
+  do {
+    if (is_variable(dwarf_tag(&child)) && dwarf_diename(&child) != nullptr) visit(child);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+// A file-level variable defined here (not an extern declaration).
+bool is_global_definition(Dwarf_Die& die) {
+  return dwarf_tag(&die) == DW_TAG_variable && !dwarf_hasattr(&die, DW_AT_declaration) &&
+         (dwarf_hasattr(&die, DW_AT_location) || dwarf_hasattr(&die, DW_AT_const_value));
+}
+
+std::optional<Dwarf_Die> find_in(std::vector<Dwarf_Die>& scopes, std::string_view name) {
+  for (Dwarf_Die& scope : scopes) {
+    std::optional<Dwarf_Die> found;
+    for_each_variable(scope, [&](Dwarf_Die& die) {
+      if (!found && name == dwarf_diename(&die)) found = die;
+    });
+    if (found) return found;
+  }
+  return std::nullopt;
+}
+
+// The out-of-line function's scopes around pc, innermost first: its lexical
+// blocks, not the inlined copies in it. At the start of an inlined copy the
+// function it is inlined into is where gdb stops, and its variables are
+// named as well.
+std::vector<Dwarf_Die> outer_scopes(Dwarf_Die subprogram, uint64_t pc) {
+  std::vector<Dwarf_Die> chain{subprogram};
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    Dwarf_Die child;
+    if (dwarf_child(&chain.back(), &child) != 0) break;
+    do {
+      if (dwarf_tag(&child) == DW_TAG_lexical_block && dwarf_haspc(&child, pc) > 0) {
+        chain.push_back(child);
+        deeper = true;
+        break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  return {chain.rbegin(), chain.rend()};
+}
+
+std::optional<Dwarf_Die> find_in_scopes(Scopes& scopes, std::string_view name, uint64_t pc) {
+  if (auto found = find_in(scopes.dies, name)) return found;
+  if (dwarf_tag(&scopes.dies.back()) == DW_TAG_inlined_subroutine) {
+    std::vector<Dwarf_Die> outer = outer_scopes(scopes.subprogram, pc);
+    if (auto found = find_in(outer, name)) return found;
+  }
+  std::optional<Dwarf_Die> global;
+  for_each_variable(scopes.cu, [&](Dwarf_Die& die) {
+    if (!global && name == dwarf_diename(&die) && is_global_definition(die)) global = die;
+  });
+  return global;
+}
+
+// The expression of `attr` that holds at pc: one of a location list's, or
+// the single one. Empty: none holds there.
+std::vector<Dwarf_Op> expression_at(Dwarf_Attribute& attr, uint64_t pc) {
+  Dwarf_Op* ops = nullptr;
+  size_t count = 0;
+  if (dwarf_getlocation_addr(&attr, pc, &ops, &count, 1) != 1) return {};
+  return std::vector<Dwarf_Op>(ops, ops + count);
+}
+
+// Where a location expression puts the object (or its value).
+struct Place {
+  VariableFetch::Base base = VariableFetch::Base::kRegister;
+  unsigned reg = 0;
+  uint64_t address = 0;
+  int64_t constant = 0;
+  bool in_memory = false;
+  int64_t at = 0;
+  int64_t plus = 0;  // a computed value: the register's plus this
+};
+
+std::string op_name(unsigned atom) {
+  const char* name = nullptr;
+  switch (atom) {
+    case DW_OP_piece:
+      name = "DW_OP_piece (a variable in pieces)";
+      break;
+    case DW_OP_entry_value:
+    case DW_OP_GNU_entry_value:
+      name = "DW_OP_entry_value (the value it had at the call)";
+      break;
+    case DW_OP_implicit_pointer:
+    case DW_OP_GNU_implicit_pointer:
+      name = "DW_OP_implicit_pointer (a pointer to an optimized-out object)";
+      break;
+    case DW_OP_stack_value:
+      name = "DW_OP_stack_value (a computed value)";
+      break;
+    default:
+      break;
+  }
+  if (name != nullptr) return name;
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "DW_OP 0x%x", atom);
+  return buffer;
+}
+
+// The canonical frame address at pc, as register + offset, from the
+// object's call frame information (.eh_frame, else .debug_frame).
+std::optional<Place> cfa_at(const DebugInfo& info, uint64_t pc) {
+  for (Dwarf_CFI* cfi : {dwarf_getcfi_elf(info.object_elf()), dwarf_getcfi(info.dwarf())}) {
+    if (cfi == nullptr) continue;
+    Dwarf_Frame* frame = nullptr;
+    if (dwarf_cfi_addrframe(cfi, pc, &frame) != 0) continue;
+    Dwarf_Op* ops = nullptr;
+    size_t count = 0;
+    std::optional<Place> cfa;
+    if (dwarf_frame_cfa(frame, &ops, &count) == 0 && count == 1) {
+      const unsigned atom = ops[0].atom;
+      if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+        cfa = Place{VariableFetch::Base::kRegister,
+                    static_cast<unsigned>(atom - DW_OP_breg0),
+                    0,
+                    0,
+                    false,
+                    static_cast<int64_t>(ops[0].number)};
+      } else if (atom == DW_OP_bregx) {
+        cfa = Place{
+            VariableFetch::Base::kRegister,      static_cast<unsigned>(ops[0].number), 0, 0, false,
+            static_cast<int64_t>(ops[0].number2)};
+      }
+    }
+    std::free(frame);
+    if (cfa) return cfa;
+  }
+  return std::nullopt;
+}
+
+// The function's frame base at pc, as a register + offset (an address).
+Result<Place, VariableError> frame_base(const DebugInfo& info, Dwarf_Die& function, uint64_t pc) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(&function, DW_AT_frame_base, &attr) == nullptr) {
+    return error(ErrorKind::kUnsupported, -1, "its function has no frame base");
+  }
+  const std::vector<Dwarf_Op> ops = expression_at(attr, pc);
+  if (ops.size() == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+    auto cfa = cfa_at(info, pc);
+    if (!cfa) return error(ErrorKind::kUnsupported, -1, "no call frame information at the address");
+    return *cfa;
+  }
+  if (ops.size() == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+    return Place{VariableFetch::Base::kRegister,
+                 static_cast<unsigned>(ops[0].atom - DW_OP_breg0),
+                 0,
+                 0,
+                 false,
+                 static_cast<int64_t>(ops[0].number)};
+  }
+  if (ops.size() == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+    return Place{VariableFetch::Base::kRegister,
+                 static_cast<unsigned>(ops[0].atom - DW_OP_reg0),
+                 0,
+                 0,
+                 false,
+                 0};
+  }
+  return error(ErrorKind::kUnsupported, -1, "its function's frame base is not a register");
+}
+
+// Reads a location expression of the shapes compilers give variables.
+Result<Place, VariableError> place_of(const DebugInfo& info, Dwarf_Attribute& attr,
+                                      const std::vector<Dwarf_Op>& ops, Dwarf_Die& function,
+                                      uint64_t pc) {
+  using Base = VariableFetch::Base;
+  const unsigned atom = ops[0].atom;
+  const auto number = static_cast<int64_t>(ops[0].number);
+  if (ops.size() == 2 && ops[1].atom == DW_OP_stack_value) {
+    if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+      return Place{Base::kRegister, static_cast<unsigned>(atom - DW_OP_breg0), 0, 0, false, 0,
+                   number};
+    }
+    if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
+      return Place{Base::kConstant, 0, 0, static_cast<int64_t>(atom - DW_OP_lit0), false, 0};
+    }
+    if (atom == DW_OP_constu || atom == DW_OP_consts ||
+        (atom >= DW_OP_const1u && atom <= DW_OP_const8s)) {
+      return Place{Base::kConstant, 0, 0, number, false, 0};
+    }
+  }
+  if (ops.size() != 1) {
+    for (const Dwarf_Op& op : ops) {
+      if (op.atom == DW_OP_piece || op.atom == DW_OP_entry_value ||
+          op.atom == DW_OP_GNU_entry_value || op.atom == DW_OP_implicit_pointer ||
+          op.atom == DW_OP_GNU_implicit_pointer || op.atom == DW_OP_stack_value) {
+        return error(ErrorKind::kUnsupported, -1, "its location here is " + op_name(op.atom));
+      }
+    }
+    return error(
+        ErrorKind::kUnsupported, -1,
+        "its location here is an expression of " + std::to_string(ops.size()) + " operations");
+  }
+  if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+    return Place{Base::kRegister, static_cast<unsigned>(atom - DW_OP_reg0)};
+  if (atom == DW_OP_regx) return Place{Base::kRegister, static_cast<unsigned>(ops[0].number)};
+  if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+    return Place{Base::kRegister, static_cast<unsigned>(atom - DW_OP_breg0), 0, 0, true, number};
+  }
+  if (atom == DW_OP_bregx) {
+    return Place{Base::kRegister,
+                 static_cast<unsigned>(ops[0].number),
+                 0,
+                 0,
+                 true,
+                 static_cast<int64_t>(ops[0].number2)};
+  }
+  if (atom == DW_OP_addr) return Place{Base::kAddress, 0, ops[0].number, 0, true, 0};
+  if (atom == DW_OP_addrx || atom == DW_OP_GNU_addr_index) {
+    // DWARF 5: an index into .debug_addr.
+    Dwarf_Attribute indexed;
+    Dwarf_Addr address = 0;
+    if (dwarf_getlocation_attr(&attr, &ops[0], &indexed) != 0 ||
+        dwarf_formaddr(&indexed, &address) != 0) {
+      return error(ErrorKind::kUnsupported, -1, "its address (DW_OP_addrx) is not readable");
+    }
+    return Place{Base::kAddress, 0, address, 0, true, 0};
+  }
+  if (atom == DW_OP_fbreg) {
+    auto base = frame_base(info, function, pc);
+    if (!base) return unexpected(base.error());
+    if (base->in_memory) {
+      return error(ErrorKind::kUnsupported, -1, "its frame base is in memory");
+    }
+    return Place{Base::kRegister, base->reg, 0, 0, true, base->at + number};
+  }
+  return error(ErrorKind::kUnsupported, -1, "its location here is " + op_name(atom));
+}
+
+Result<Place, VariableError> locate(const DebugInfo& info, Dwarf_Die& variable, Dwarf_Die& function,
+                                    uint64_t pc, const std::string& name) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr(&variable, DW_AT_location, &attr) != nullptr) {
+    const std::vector<Dwarf_Op> ops = expression_at(attr, pc);
+    if (!ops.empty()) return place_of(info, attr, ops, function, pc);
+  } else if (dwarf_attr(&variable, DW_AT_const_value, &attr) != nullptr) {
+    Dwarf_Sword value = 0;
+    if (dwarf_formsdata(&attr, &value) == 0) {
+      return Place{VariableFetch::Base::kConstant, 0, 0, value, false, 0};
+    }
+  }
+  return error(ErrorKind::kOptimizedOut, -1,
+               "Failed to find the location of the '" + name +
+                   "' variable at this address. Perhaps it has been optimized out.");
+}
+
+// The value, materialized: a pointer in memory is loaded, so that the
+// value is the pointer itself.
+bool load_value(VariableFetch& fetch) {
+  if (fetch.base == VariableFetch::Base::kConstant && fetch.loads.empty() && !fetch.in_memory) {
+    return false;  // a constant pointer: nothing to read through
+  }
+  if (fetch.in_memory) fetch.loads.push_back(fetch.at);
+  fetch.in_memory = true;
+  fetch.at = fetch.plus;  // a computed pointer: the load adds what it adds
+  fetch.plus = 0;
+  return true;
+}
+
+struct Walk {
+  VariableFetch fetch;
+  std::optional<Dwarf_Die> type;
+};
+
+Result<void, VariableError> follow_member(Walk& walk, const AccessStep& step, int index,
+                                          bool through_pointer) {
+  std::optional<Dwarf_Die> record = peeled(walk.type);
+  if (through_pointer) record = peeled(type_of(&*record));
+  if (!record || !is_record(dwarf_tag(&*record))) {
+    return error(ErrorKind::kNotPointer, index,
+                 type_name(walk.type) + " is not a pointer to a struct, union or class");
+  }
+  auto member = find_member(*record, step.member);
+  if (!member) {
+    return error(ErrorKind::kNoMember, index,
+                 type_name(record) + " has no member '" + step.member + "'");
+  }
+  if (through_pointer && !load_value(walk.fetch)) {
+    return error(ErrorKind::kUnsupported, index, "the pointer is a constant");
+  }
+  if (!walk.fetch.in_memory) {
+    return error(ErrorKind::kUnsupported, index,
+                 "the " + type_name(walk.type) + " is in a register here, not in memory");
+  }
+  walk.fetch.at += static_cast<int64_t>(member->offset);
+  walk.type = type_of(&member->die);
+  walk.fetch.shape = describe_type(walk.type);
+  walk.fetch.shape.bit_size = member->bit_size;
+  walk.fetch.shape.bit_offset = member->bit_offset;
+  return {};
+}
+
+Result<void, VariableError> follow_index(Walk& walk, const AccessStep& step, int index) {
+  std::optional<Dwarf_Die> bare = peeled(walk.type);
+  const int tag = bare ? dwarf_tag(&*bare) : 0;
+  std::optional<Dwarf_Die> element;
+  if (tag == DW_TAG_array_type) {
+    Dwarf_Die array = *bare;
+    const ArrayInfo info = array_info(array);
+    if (info.count != 0 && (step.index < 0 || static_cast<uint64_t>(step.index) >= info.count)) {
+      return error(ErrorKind::kUnsupported, index,
+                   "index " + std::to_string(step.index) + " is past the " +
+                       std::to_string(info.count) + " elements of " + type_name(walk.type));
+    }
+    if (!walk.fetch.in_memory) {
+      return error(ErrorKind::kUnsupported, index, "the array is in a register here");
+    }
+    element = info.element;
+  } else if (tag == DW_TAG_pointer_type) {
+    element = type_of(&*bare);
+    if (!load_value(walk.fetch)) {
+      return error(ErrorKind::kUnsupported, index, "the pointer is a constant");
+    }
+  } else {
+    return error(ErrorKind::kNotPointer, index,
+                 type_name(walk.type) + " is neither an array nor a pointer");
+  }
+  const uint64_t size = type_size(element);
+  if (size == 0) {
+    return error(ErrorKind::kUnsupported, index,
+                 "the elements of " + type_name(walk.type) + " have no size");
+  }
+  walk.fetch.at += step.index * static_cast<int64_t>(size);
+  walk.type = element;
+  walk.fetch.shape = describe_type(walk.type);
+  return {};
+}
+
+Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index) {
+  std::optional<Dwarf_Die> bare = peeled(walk.type);
+  const int tag = bare ? dwarf_tag(&*bare) : 0;
+  const bool pointer = tag == DW_TAG_pointer_type;
+  const bool reference = tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type;
+  switch (step.kind) {
+    case AccessStep::kArrow:
+      if (!pointer && is_record(tag)) {
+        return error(ErrorKind::kNeedArrow, index,
+                     type_name(walk.type) + " is not a pointer: its members are reached with '.'");
+      }
+      return follow_member(walk, step, index, /*through_pointer=*/true);
+    case AccessStep::kDot:
+      if (pointer) {
+        return error(ErrorKind::kNeedArrow, index,
+                     type_name(walk.type) + " is a pointer: its members are reached with '->'");
+      }
+      return follow_member(walk, step, index, /*through_pointer=*/reference);
+    case AccessStep::kIndex:
+      return follow_index(walk, step, index);
+  }
+  return {};
+}
+
+std::vector<std::string> names_in_scope(Scopes& scopes) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (Dwarf_Die& scope : scopes.dies) {
+    for_each_variable(scope, [&](Dwarf_Die& die) {
+      if (seen.insert(dwarf_diename(&die)).second) names.push_back(dwarf_diename(&die));
+    });
+  }
+  return names;
+}
+
+}  // namespace
+
+Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64_t address,
+                                                   const VariableQuery& query) {
+  auto scopes = scopes_at(info.dwarf(), address);
+  if (!scopes) {
+    return error(ErrorKind::kNoScope, -1, "no function in the debug information holds the address");
+  }
+  auto variable = find_in_scopes(*scopes, query.name, address);
+  if (!variable) {
+    VariableError failure{ErrorKind::kNotFound, -1,
+                          "no variable '" + query.name + "' in scope here",
+                          names_in_scope(*scopes)};
+    return unexpected(std::move(failure));
+  }
+  auto place = locate(info, *variable, scopes->subprogram, address, query.name);
+  if (!place) return unexpected(place.error());
+  Walk walk;
+  walk.fetch.base = place->base;
+  walk.fetch.dwarf_reg = place->reg;
+  walk.fetch.address = place->address;
+  walk.fetch.constant = place->constant;
+  walk.fetch.in_memory = place->in_memory;
+  walk.fetch.at = place->at;
+  walk.fetch.plus = place->plus;
+  walk.type = type_of(&*variable);
+  walk.fetch.shape = describe_type(walk.type);
+  for (size_t i = 0; i < query.steps.size(); ++i) {
+    if (auto followed = follow(walk, query.steps[i], static_cast<int>(i)); !followed) {
+      return unexpected(followed.error());
+    }
+  }
+  return walk.fetch;
+}
+
+Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t address) {
+  auto scopes = scopes_at(info.dwarf(), address);
+  if (!scopes) return fail("no function in the debug information holds the address");
+  std::vector<ScopeVariable> params;
+  std::vector<ScopeVariable> locals;
+  std::set<std::string> seen;
+  auto note = [&](Dwarf_Die& die, bool global) {
+    const std::string name = dwarf_diename(&die);
+    if (!seen.insert(name).second) return;  // shadowed by an inner one
+    ScopeVariable variable{name, type_name(type_of(&die)),
+                           dwarf_tag(&die) == DW_TAG_formal_parameter, false, global};
+    Dwarf_Attribute attr;
+    if (dwarf_attr(&die, DW_AT_location, &attr) != nullptr) {
+      variable.available = !expression_at(attr, address).empty();
+    } else {
+      variable.available = dwarf_hasattr(&die, DW_AT_const_value);
+    }
+    (variable.is_parameter ? params : locals).push_back(std::move(variable));
+  };
+  for (Dwarf_Die& scope : scopes->dies) {
+    for_each_variable(scope, [&](Dwarf_Die& die) { note(die, false); });
+  }
+  for_each_variable(scopes->cu, [&](Dwarf_Die& die) {
+    if (is_global_definition(die)) note(die, true);
+  });
+  params.insert(params.end(), locals.begin(), locals.end());
+  return params;
+}
+
+std::optional<uint64_t> after_prologue(const DebugInfo& info, uint64_t entry) {
+  auto scopes = scopes_at(info.dwarf(), entry);
+  if (!scopes) return std::nullopt;
+  Dwarf_Die& function = scopes->dies.back();
+  Dwarf_Addr low = 0;
+  if (dwarf_tag(&function) != DW_TAG_subprogram || dwarf_lowpc(&function, &low) != 0 ||
+      low != entry) {
+    return std::nullopt;
+  }
+  Dwarf_Lines* lines = nullptr;
+  size_t count = 0;
+  if (dwarf_getsrclines(&scopes->cu, &lines, &count) != 0) return std::nullopt;
+  std::optional<uint64_t> marked;
+  std::optional<uint64_t> next_line;
+  int entry_line = -1;
+  for (size_t i = 0; i < count; ++i) {
+    Dwarf_Line* row = dwarf_onesrcline(lines, i);
+    Dwarf_Addr address = 0;
+    int line = 0;
+    bool stmt = false;
+    bool prologue_end = false;
+    if (dwarf_lineaddr(row, &address) != 0 || dwarf_lineno(row, &line) != 0 ||
+        dwarf_linebeginstatement(row, &stmt) != 0 || dwarf_haspc(&function, address) <= 0) {
+      continue;
+    }
+    dwarf_lineprologueend(row, &prologue_end);
+    if (address == entry && entry_line < 0) entry_line = line;
+    if (address <= entry) continue;
+    if (prologue_end && (!marked || address < *marked)) marked = address;
+    if (stmt && line != 0 && entry_line >= 0 && line != entry_line &&
+        (!next_line || address < *next_line)) {
+      next_line = address;
+    }
+  }
+  return marked ? marked : next_line;
+}
+
+std::string scope_function_at(const DebugInfo& info, uint64_t address) {
+  auto scopes = scopes_at(info.dwarf(), address);
+  if (!scopes) return {};
+  const char* name = dwarf_diename(&scopes->dies.back());
+  return name != nullptr ? name : "";
+}
+
+}  // namespace dprobe::symbols
