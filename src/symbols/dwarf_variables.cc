@@ -134,12 +134,11 @@ std::vector<Dwarf_Die> outer_scopes(Dwarf_Die subprogram, uint64_t pc) {
   return {chain.rbegin(), chain.rend()};
 }
 
+std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t pc);
+
 std::optional<Dwarf_Die> find_in_scopes(Scopes& scopes, std::string_view name, uint64_t pc) {
-  if (auto found = find_in(scopes.dies, name)) return found;
-  if (dwarf_tag(&scopes.dies.back()) == DW_TAG_inlined_subroutine) {
-    std::vector<Dwarf_Die> outer = outer_scopes(scopes.subprogram, pc);
-    if (auto found = find_in(outer, name)) return found;
-  }
+  std::vector<Dwarf_Die> all = lookup_scopes(scopes, pc);
+  if (auto found = find_in(all, name)) return found;
   std::optional<Dwarf_Die> global;
   for_each_variable(scopes.cu, [&](Dwarf_Die& die) {
     if (!global && name == dwarf_diename(&die) && is_global_definition(die)) global = die;
@@ -446,10 +445,20 @@ Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index
   return {};
 }
 
-std::vector<std::string> names_in_scope(Scopes& scopes) {
+// The scopes a name is looked up in at pc, innermost first: an inlined
+// copy's, then the function's it is inlined into (find_in_scopes' order).
+std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t pc) {
+  std::vector<Dwarf_Die> all = scopes.dies;
+  if (dwarf_tag(&scopes.dies.back()) == DW_TAG_inlined_subroutine) {
+    for (Dwarf_Die& outer : outer_scopes(scopes.subprogram, pc)) all.push_back(outer);
+  }
+  return all;
+}
+
+std::vector<std::string> names_in_scope(Scopes& scopes, uint64_t pc) {
   std::vector<std::string> names;
   std::set<std::string> seen;
-  for (Dwarf_Die& scope : scopes.dies) {
+  for (Dwarf_Die& scope : lookup_scopes(scopes, pc)) {
     for_each_variable(scope, [&](Dwarf_Die& die) {
       if (seen.insert(dwarf_diename(&die)).second) names.push_back(dwarf_diename(&die));
     });
@@ -469,7 +478,7 @@ Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64
   if (!variable) {
     VariableError failure{ErrorKind::kNotFound, -1,
                           "no variable '" + query.name + "' in scope here",
-                          names_in_scope(*scopes)};
+                          names_in_scope(*scopes, address)};
     return unexpected(std::move(failure));
   }
   auto place = locate(info, *variable, scopes->subprogram, address, query.name);
@@ -511,7 +520,7 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
     }
     (variable.is_parameter ? params : locals).push_back(std::move(variable));
   };
-  for (Dwarf_Die& scope : scopes->dies) {
+  for (Dwarf_Die& scope : lookup_scopes(*scopes, address)) {
     for_each_variable(scope, [&](Dwarf_Die& die) { note(die, false); });
   }
   for_each_variable(scopes->cu, [&](Dwarf_Die& die) {

@@ -115,6 +115,18 @@ constexpr ErrorCode kCaretTestedElsewhere[] = {
     // Event selectors (syscalls:GLOB): tests/unit/lang/syscall_events_test.cc
     ErrorCode::NO_TRACEPOINT,
     ErrorCode::NO_SYSCALL_TABLE,
+    // The debug information's, on a program compiled with -g:
+    // tests/unit/cli/variable_args_test.cc
+    ErrorCode::NO_BTFARG,
+    ErrorCode::NO_PTR_STRCT,
+    ErrorCode::NO_BTF_FIELD,
+    ErrorCode::NOSUP_DAT_ARG,
+    ErrorCode::BAD_TYPE4STR,
+    ErrorCode::NO_DEBUG_INFO,
+    ErrorCode::NO_SOURCE_PLACE,
+    ErrorCode::VAR_OPTIMIZED,
+    ErrorCode::BAD_MEMBER_OP,
+    ErrorCode::VAR_UNSUPPORTED,
 };
 
 struct Expanded {
