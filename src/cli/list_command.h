@@ -18,6 +18,7 @@ struct ListOptions {
   std::string executable;
   std::string pattern;        // [OBJ:]GLOB; empty lists everything in the executable
   std::string line_function;  // -L FUNC[@SRC]: its source lines (cli/line_listing.h)
+  std::string variables_place;  // -V PLACE: its variables (cli/variable_listing.h)
 };
 
 int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors);

@@ -20,6 +20,7 @@
 #include "cli/terminal_text.h"
 #include "cli/trace_loop.h"
 #include "cli/trace_options.h"
+#include "cli/variable_listing.h"
 #include "dprobe_revision.h"  // DPROBE_GIT_REVISION, generated at build time
 
 // Set by the build: 0 where there is no probe engine for the target ISA
@@ -159,9 +160,15 @@ int main(int argc, char** argv) {
   CLI::App* list_cmd = app.add_subcommand("list", "List the functions of an ELF object");
   list_cmd->add_option("-x,--exec", list.executable, "Executable to list (or to find OBJ for)");
   list_cmd->add_option("pattern", list.pattern, "[OBJ:]GLOB, e.g. 'libc.so.6:str*'");
-  list_cmd->add_option("-L,--line", list.line_function,
-                       "Show FUNC[@SRC]'s source with its probe-able lines numbered, as perf "
-                       "probe -L");
+  CLI::Option* lines_opt =
+      list_cmd->add_option("-L,--line", list.line_function,
+                           "Show FUNC[@SRC]'s source with its probe-able lines numbered, as perf "
+                           "probe -L");
+  list_cmd
+      ->add_option("-V,--vars", list.variables_place,
+                   "Show the variables a probe at PLACE can fetch, with their types, as perf "
+                   "probe -V (FUNC, FUNC:RLN, SRC:ALN, FUNC@SRC)")
+      ->excludes(lines_opt);
 
   try {
     app.parse(argc, argv);
@@ -211,5 +218,8 @@ int main(int argc, char** argv) {
   }
   list.executable = dprobe::cli::find_executable(list.executable);
   if (!list.line_function.empty()) return dprobe::cli::run_list_lines(list, std::cout, std::cerr);
+  if (!list.variables_place.empty()) {
+    return dprobe::cli::run_list_variables(list, std::cout, std::cerr);
+  }
   return dprobe::cli::run_list(list, std::cout, std::cerr);
 }

@@ -504,8 +504,7 @@ Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64
 Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t address) {
   auto scopes = scopes_at(info.dwarf(), address);
   if (!scopes) return fail("no function in the debug information holds the address");
-  std::vector<ScopeVariable> params;
-  std::vector<ScopeVariable> locals;
+  std::vector<ScopeVariable> out;
   std::set<std::string> seen;
   auto note = [&](Dwarf_Die& die, bool global) {
     const std::string name = dwarf_diename(&die);
@@ -518,7 +517,7 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
     } else {
       variable.available = dwarf_hasattr(&die, DW_AT_const_value);
     }
-    (variable.is_parameter ? params : locals).push_back(std::move(variable));
+    out.push_back(std::move(variable));
   };
   for (Dwarf_Die& scope : lookup_scopes(*scopes, address)) {
     for_each_variable(scope, [&](Dwarf_Die& die) { note(die, false); });
@@ -526,8 +525,7 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
   for_each_variable(scopes->cu, [&](Dwarf_Die& die) {
     if (is_global_definition(die)) note(die, true);
   });
-  params.insert(params.end(), locals.begin(), locals.end());
-  return params;
+  return out;
 }
 
 std::optional<uint64_t> after_prologue(const DebugInfo& info, uint64_t entry) {

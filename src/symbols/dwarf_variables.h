@@ -102,8 +102,9 @@ struct VariableError {
 Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64_t address,
                                                    const VariableQuery& query);
 
-// The variables in scope at `address`, parameters first (innermost scope's
-// first), for $params, $vars and `dprobe list -V`.
+// The variables in scope at `address`, innermost scope first, each in the
+// DWARF's order (a function's parameters before its locals), for $params,
+// $vars and `dprobe list -V`.
 struct ScopeVariable {
   std::string name;
   std::string type_name;

@@ -58,7 +58,7 @@ inline CommandRun run_list_with(std::string pattern, std::string executable = {}
   std::ostringstream out;
   std::ostringstream err;
   CommandRun run;
-  run.status = run_list(ListOptions{std::move(executable), std::move(pattern), {}}, out, err);
+  run.status = run_list(ListOptions{std::move(executable), std::move(pattern), {}, {}}, out, err);
   run.out = out.str();
   run.err = err.str();
   return run;

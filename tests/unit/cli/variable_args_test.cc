@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/variable_listing.h"
 #include "lang/error_table.h"
 #include "symbols/dwarf_variables.h"
 #include "unit/cli/cli_test_support.h"
@@ -236,6 +237,47 @@ TEST_F(VariableArgs, AnOptimizedOutVariableIsNamed) {
     }
   }
   GTEST_SKIP() << "this compiler left no variable optimized out at these functions' entries";
+}
+
+}  // namespace
+}  // namespace dprobe::cli
+
+namespace dprobe::cli {
+namespace {
+
+CommandRun list_variables(const std::string& place, const std::string& program) {
+  std::ostringstream out;
+  std::ostringstream err;
+  CommandRun run;
+  run.status = run_list_variables(ListOptions{program, {}, {}, place}, out, err);
+  run.out = out.str();
+  run.err = err.str();
+  return run;
+}
+
+TEST_F(VariableArgs, ListingShowsEachAddressWithItsVariablesAndTypes) {
+  const CommandRun run = list_variables("visit", programs().o0);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, MatchesRegex("Available variables at visit\n"
+                                    "\t@<visit\\+[0-9]+>\n"
+                                    "(\t\t[^\n]*\n)*"
+                                    "\t\tstruct node \\*\tit\n"
+                                    "\t\tint\tdepth\n"
+                                    "\t\tint\tscore\n"));
+  const CommandRun loop = list_variables("sum:2", programs().o0);
+  ASSERT_EQ(loop.status, 0) << loop.err;
+  EXPECT_THAT(loop.out, MatchesRegex("Available variables at sum:2\n"
+                                     "(\t@<sum\\+[0-9]+>\n"
+                                     "\t\tint\ti\n"  // the loop's block first
+                                     "\t\tconst long( int)? \\*\tvalues\n"
+                                     "\t\tint\tcount\n"
+                                     "\t\tlong( int)?\ttotal\n)+"));
+}
+
+TEST_F(VariableArgs, ListingAnUnknownPlaceIsAnError) {
+  const CommandRun run = list_variables("dwarf_vars.c:9999", programs().o0);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.err, HasSubstr("(NO_SOURCE_PLACE)"));
 }
 
 }  // namespace
