@@ -19,12 +19,15 @@ Unexpected<VariableError> error(ErrorKind kind, int step, std::string detail) {
   return unexpected(VariableError{kind, step, std::move(detail), {}});
 }
 
-// The scopes around `pc`: innermost first, ending with the function (or
-// inlined instance) that holds it. Empty when no function's DWARF does.
+// The scopes around `pc`. `dies`: innermost first, ending with the function
+// or inlined copy that holds pc. `outer`: the out-of-line function's own
+// scopes around pc, innermost first (an inlined copy's variables are looked
+// up there next, as gdb shows them).
 struct Scopes {
   Dwarf_Die cu;
   std::vector<Dwarf_Die> dies;
-  Dwarf_Die subprogram;  // the out-of-line function: an inlined copy's frame is its
+  std::vector<Dwarf_Die> outer;
+  Dwarf_Die subprogram;  // the out-of-line function: its frame is the copies' too
 };
 
 // The compilation unit whose code holds pc. Its ranges, not
@@ -42,21 +45,34 @@ bool unit_at(Dwarf* dwarf, uint64_t pc, Dwarf_Die& unit) {
   return false;
 }
 
-// The out-of-line function whose code holds pc, through namespaces and
-// classes. (dwarf_getscopes follows an inlined copy to its abstract
-// definition, not to the function it was inlined into.)
-bool subprogram_at(Dwarf_Die& parent, uint64_t pc, Dwarf_Die& found) {
+bool is_code_scope(int tag) {
+  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+         tag == DW_TAG_lexical_block;
+}
+
+bool is_container(int tag) {
+  return tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+         tag == DW_TAG_union_type || tag == DW_TAG_module;
+}
+
+// Appends the scopes holding pc under `parent`, outermost first. Our own
+// walk, not dwarf_getscopes: that one neither looks into namespaces (C++
+// functions are there) nor leads from an inlined copy to the function it
+// is inlined into.
+bool scope_chain(Dwarf_Die& parent, uint64_t pc, std::vector<Dwarf_Die>& chain) {
   Dwarf_Die child;
   if (dwarf_child(&parent, &child) != 0) return false;
   do {
     const int tag = dwarf_tag(&child);
-    if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) > 0) {
-      found = child;
+    if (is_code_scope(tag)) {
+      if (dwarf_haspc(&child, pc) > 0) {
+        chain.push_back(child);
+        scope_chain(child, pc, chain);
+        return true;
+      }
+    } else if (is_container(tag) && scope_chain(child, pc, chain)) {
       return true;
     }
-    const bool container = tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-                           tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
-    if (container && subprogram_at(child, pc, found)) return true;
   } while (dwarf_siblingof(&child, &child) == 0);
   return false;
 }
@@ -64,22 +80,22 @@ bool subprogram_at(Dwarf_Die& parent, uint64_t pc, Dwarf_Die& found) {
 std::optional<Scopes> scopes_at(Dwarf* dwarf, uint64_t pc) {
   Scopes out;
   if (dwarf == nullptr || !unit_at(dwarf, pc, out.cu)) return std::nullopt;
-  Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes(&out.cu, pc, &scopes);
-  bool function_found = false;
-  bool subprogram_found = false;
-  for (int i = 0; i < count && !subprogram_found; ++i) {
-    const int tag = dwarf_tag(&scopes[i]);
-    if (!function_found) out.dies.push_back(scopes[i]);
-    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) function_found = true;
-    if (tag == DW_TAG_subprogram) {
-      out.subprogram = scopes[i];
-      subprogram_found = true;
-    }
+  std::vector<Dwarf_Die> chain;
+  scope_chain(out.cu, pc, chain);
+  if (chain.empty() || dwarf_tag(&chain.front()) != DW_TAG_subprogram) return std::nullopt;
+  out.subprogram = chain.front();
+  // The innermost function (an inlined copy, or the function itself).
+  size_t function = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (dwarf_tag(&chain[i]) != DW_TAG_lexical_block) function = i;
   }
-  std::free(scopes);
-  if (!function_found) return std::nullopt;
-  if (!subprogram_found && !subprogram_at(out.cu, pc, out.subprogram)) return std::nullopt;
+  for (size_t i = chain.size(); i > function; --i) out.dies.push_back(chain[i - 1]);
+  if (function > 0) {
+    // The function's own blocks around the first inlined copy.
+    size_t own = 0;
+    while (own + 1 < chain.size() && dwarf_tag(&chain[own + 1]) == DW_TAG_lexical_block) ++own;
+    for (size_t i = own + 1; i > 0; --i) out.outer.push_back(chain[i - 1]);
+  }
   return out;
 }
 
@@ -111,27 +127,6 @@ std::optional<Dwarf_Die> find_in(std::vector<Dwarf_Die>& scopes, std::string_vie
     if (found) return found;
   }
   return std::nullopt;
-}
-
-// The out-of-line function's scopes around pc, innermost first: its lexical
-// blocks, not the inlined copies in it. At the start of an inlined copy the
-// function it is inlined into is where gdb stops, and its variables are
-// named as well.
-std::vector<Dwarf_Die> outer_scopes(Dwarf_Die subprogram, uint64_t pc) {
-  std::vector<Dwarf_Die> chain{subprogram};
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    Dwarf_Die child;
-    if (dwarf_child(&chain.back(), &child) != 0) break;
-    do {
-      if (dwarf_tag(&child) == DW_TAG_lexical_block && dwarf_haspc(&child, pc) > 0) {
-        chain.push_back(child);
-        deeper = true;
-        break;
-      }
-    } while (dwarf_siblingof(&child, &child) == 0);
-  }
-  return {chain.rbegin(), chain.rend()};
 }
 
 std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t pc);
@@ -421,11 +416,25 @@ Result<void, VariableError> follow_index(Walk& walk, const AccessStep& step, int
   return {};
 }
 
+// A C++ reference is the object it refers to: followed at once, as gdb
+// prints `int& n` as the int.
+Result<void, VariableError> through_references(Walk& walk, int index) {
+  for (int depth = 0; depth < 8; ++depth) {
+    std::optional<Dwarf_Die> bare = peeled(walk.type);
+    const int tag = bare ? dwarf_tag(&*bare) : 0;
+    if (tag != DW_TAG_reference_type && tag != DW_TAG_rvalue_reference_type) return {};
+    if (!load_value(walk.fetch))
+      return error(ErrorKind::kUnsupported, index, "a constant reference");
+    walk.type = type_of(&*bare);
+    walk.fetch.shape = describe_type(walk.type);
+  }
+  return error(ErrorKind::kUnsupported, index, "references to references");
+}
+
 Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index) {
   std::optional<Dwarf_Die> bare = peeled(walk.type);
   const int tag = bare ? dwarf_tag(&*bare) : 0;
   const bool pointer = tag == DW_TAG_pointer_type;
-  const bool reference = tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type;
   switch (step.kind) {
     case AccessStep::kArrow:
       if (!pointer && is_record(tag)) {
@@ -438,7 +447,7 @@ Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index
         return error(ErrorKind::kNeedArrow, index,
                      type_name(walk.type) + " is a pointer: its members are reached with '->'");
       }
-      return follow_member(walk, step, index, /*through_pointer=*/reference);
+      return follow_member(walk, step, index, /*through_pointer=*/false);
     case AccessStep::kIndex:
       return follow_index(walk, step, index);
   }
@@ -447,11 +456,9 @@ Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index
 
 // The scopes a name is looked up in at pc, innermost first: an inlined
 // copy's, then the function's it is inlined into (find_in_scopes' order).
-std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t pc) {
+std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t /*pc*/) {
   std::vector<Dwarf_Die> all = scopes.dies;
-  if (dwarf_tag(&scopes.dies.back()) == DW_TAG_inlined_subroutine) {
-    for (Dwarf_Die& outer : outer_scopes(scopes.subprogram, pc)) all.push_back(outer);
-  }
+  all.insert(all.end(), scopes.outer.begin(), scopes.outer.end());
   return all;
 }
 
@@ -493,9 +500,16 @@ Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64
   walk.fetch.plus = place->plus;
   walk.type = type_of(&*variable);
   walk.fetch.shape = describe_type(walk.type);
+  if (auto referred = through_references(walk, -1); !referred) {
+    return unexpected(referred.error());
+  }
   for (size_t i = 0; i < query.steps.size(); ++i) {
-    if (auto followed = follow(walk, query.steps[i], static_cast<int>(i)); !followed) {
+    const int index = static_cast<int>(i);
+    if (auto followed = follow(walk, query.steps[i], index); !followed) {
       return unexpected(followed.error());
+    }
+    if (auto referred = through_references(walk, index); !referred) {
+      return unexpected(referred.error());
     }
   }
   return walk.fetch;
