@@ -207,6 +207,26 @@ TEST_F(VariableArgs, AnObjectWithoutDebugInformationSaysWhereItLooked) {
             head_at(lang::ErrorCode::NO_DEBUG_INFO, line, "dwarf_vars.c"));
 }
 
+// A separate debug file (found by .gnu_debuglink beside the stripped
+// object) gives the same fetches: its frame information is the object's
+// own .eh_frame, which the debug file keeps only an empty copy of.
+TEST_F(VariableArgs, ASeparateDebugFileGivesTheSameFetches) {
+  const std::string dir = programs().root + "/separate";
+  std::filesystem::create_directories(dir);
+  const std::string app = dir + "/app";
+  ASSERT_TRUE(sh("cp " + programs().o0 + " " + app));
+  ASSERT_TRUE(sh("cd " + dir + " && objcopy --only-keep-debug app app.debug"));
+  ASSERT_TRUE(sh("cd " + dir + " && objcopy --strip-debug --add-gnu-debuglink=app.debug app"));
+  const std::string definition = "p:t/v visit it->id it->name depth";
+  const CommandRun own = check(definition, programs().o0);
+  const CommandRun separate = check(definition, app);
+  ASSERT_EQ(own.status, 0) << own.err;
+  ASSERT_EQ(separate.status, 0) << separate.err;
+  EXPECT_EQ(separate.out, own.out);
+  const CommandRun line = check("p:t/l dwarf_vars.c:58 i total", app);
+  EXPECT_EQ(line.out, check("p:t/l dwarf_vars.c:58 i total", programs().o0).out) << line.err;
+}
+
 TEST_F(VariableArgs, VariablesAtAReturnAreRefused) {
   const std::string definition = "r:t/e visit depth";
   const CommandRun run = check(definition, programs().o0);
