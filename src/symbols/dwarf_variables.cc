@@ -269,6 +269,20 @@ Result<Place, VariableError> place_of(const DebugInfo& info, Dwarf_Attribute& at
       return Place{Base::kConstant, 0, 0, number, false, 0};
     }
   }
+  if (ops.size() == 2 && (atom == DW_OP_entry_value || atom == DW_OP_GNU_entry_value) &&
+      ops[1].atom == DW_OP_stack_value) {
+    // The value a register had on entry: at the entry itself, the register.
+    Dwarf_Addr low = 0;
+    Dwarf_Attribute inner;
+    Dwarf_Op* inner_ops = nullptr;
+    size_t inner_count = 0;
+    if (dwarf_lowpc(&function, &low) == 0 && low == pc &&
+        dwarf_getlocation_attr(&attr, &ops[0], &inner) == 0 &&
+        dwarf_getlocation(&inner, &inner_ops, &inner_count) == 0 && inner_count == 1 &&
+        inner_ops[0].atom >= DW_OP_reg0 && inner_ops[0].atom <= DW_OP_reg31) {
+      return Place{Base::kRegister, static_cast<unsigned>(inner_ops[0].atom - DW_OP_reg0)};
+    }
+  }
   if (ops.size() != 1) {
     for (const Dwarf_Op& op : ops) {
       if (op.atom == DW_OP_piece || op.atom == DW_OP_entry_value ||
@@ -542,13 +556,48 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
   return out;
 }
 
+namespace {
+
+// Whether a location attribute is a location list (DWARF 4's
+// sec_offset, DWARF 5's loclistx) rather than one expression.
+bool is_location_list(Dwarf_Die& die) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr(&die, DW_AT_location, &attr) == nullptr) return false;
+  const unsigned form = dwarf_whatform(&attr);
+  return form == DW_FORM_sec_offset || form == DW_FORM_loclistx;
+}
+
+bool any_location_list(Dwarf_Die& scope) {
+  Dwarf_Die child;
+  if (dwarf_child(&scope, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (is_variable(tag) && is_location_list(child)) return true;
+    if (is_code_scope(tag) && any_location_list(child)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+// GCC's optimized code tracks its variables through the prologue in
+// location lists: valid from the first instruction on, as gdb trusts them
+// (its "locations_valid"). Other code only describes the frame as it is
+// once built.
+bool locations_valid_at_entry(Dwarf_Die& unit, Dwarf_Die& function) {
+  Dwarf_Attribute attr;
+  const char* producer = dwarf_formstring(dwarf_attr(&unit, DW_AT_producer, &attr));
+  return producer != nullptr && std::string_view(producer).starts_with("GNU ") &&
+         any_location_list(function);
+}
+
+}  // namespace
+
 std::optional<uint64_t> after_prologue(const DebugInfo& info, uint64_t entry) {
   auto scopes = scopes_at(info.dwarf(), entry);
   if (!scopes) return std::nullopt;
   Dwarf_Die& function = scopes->dies.back();
   Dwarf_Addr low = 0;
   if (dwarf_tag(&function) != DW_TAG_subprogram || dwarf_lowpc(&function, &low) != 0 ||
-      low != entry) {
+      low != entry || locations_valid_at_entry(scopes->cu, function)) {
     return std::nullopt;
   }
   Dwarf_Lines* lines = nullptr;

@@ -56,6 +56,7 @@ bool lowest_address(Dwarf_Die& die, Dwarf_Addr& lowest) {
   Dwarf_Addr end = 0;
   bool any = false;
   for (ptrdiff_t next = 0; (next = dwarf_ranges(&die, next, &base, &start, &end)) > 0;) {
+    if (start == end) continue;  // an empty range holds no code
     if (!any || start < lowest) lowest = start;
     any = true;
   }
@@ -397,8 +398,13 @@ Result<std::vector<CodeAddress>> find_function_entries(const DebugInfo& info,
   if (!found) return unexpected(found.error());
   std::vector<CodeAddress> out;
   for (Instance& instance : found->instances) {
+    // DW_AT_entry_pc, unless it lies outside the copy's code (GCC names
+    // an address of an empty range, with a view): then the copy's first
+    // code, where gdb's breakpoint goes too.
     Dwarf_Addr entry = 0;
-    if (dwarf_entrypc(&instance.die, &entry) != 0 && !lowest_address(instance.die, entry)) {
+    const bool has_entry = dwarf_entrypc(&instance.die, &entry) == 0;
+    if ((!has_entry || dwarf_haspc(&instance.die, entry) <= 0) &&
+        !lowest_address(instance.die, entry)) {
       continue;
     }
     out.push_back({entry, found->file, found->decl_line, instance.inlined});
