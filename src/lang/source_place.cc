@@ -57,6 +57,10 @@ std::optional<Parsed<ParsedPlace>> parse_source_place(std::string_view word, siz
     const size_t file_end = line && colon > at ? colon : word.size();
     const std::string_view file = word.substr(at + 1, file_end - at - 1);
     if (file.empty()) return fault(ErrorCode::BAD_PROBE_ADDR, column + at + 1);
+    // A second '@' or a '%' in SRC would print back as another target.
+    if (const size_t bad = file.find_first_of("@%"); bad != std::string_view::npos) {
+      return fault(ErrorCode::BAD_PROBE_ADDR, column + at + 1 + bad);
+    }
     parsed.object = std::string(object);
     parsed.place = {std::string(function), std::string(file), line && colon > at ? *line : -1};
     parsed.place_column = column + (object.empty() ? 0 : object.size() + 1);
