@@ -16,8 +16,8 @@ namespace dprobe::cli {
 
 struct ListOptions {
   std::string executable;
-  std::string pattern;        // [OBJ:]GLOB; empty lists everything in the executable
-  std::string line_function;  // -L FUNC[@SRC]: its source lines (cli/line_listing.h)
+  std::string pattern;          // [OBJ:]GLOB; empty lists everything in the executable
+  std::string line_function;    // -L FUNC[@SRC]: its source lines (cli/line_listing.h)
   std::string variables_place;  // -V PLACE: its variables (cli/variable_listing.h)
 };
 
