@@ -32,7 +32,6 @@ namespace dprobe::arch {
 
 #if defined(__x86_64__)
 using SavedRegs = x86_64::SavedRegs;
-using MemoryAccess = x86_64::MemoryAccess;
 inline constexpr uint16_t kIpSlot = x86_64::kIp;
 
 using OptimizePlan = x86_64::OptimizePlan;

@@ -18,21 +18,9 @@
 
 #include "arch/arm64/decode.h"
 #include "arch/arm64/regs.h"
+#include "arch/memory_access.h"
 
 namespace dprobe::arch::arm64 {
-
-// The target's memory as the simulator sees it; both return false on a
-// fault (and then must have changed nothing). The same shape as
-// x86_64::MemoryAccess, so that arch/probe_insn.h can name either as
-// arch::MemoryAccess; simulation only reads.
-class MemoryAccess {
- public:
-  virtual bool read(uint64_t address, void* dst, size_t size) = 0;
-  virtual bool write(uint64_t address, const void* src, size_t size) = 0;
-
- protected:
-  ~MemoryAccess() = default;
-};
 
 enum class SimulateStatus : uint8_t {
   kOk,

@@ -15,22 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "arch/memory_access.h"
 #include "arch/x86_64/classify.h"
 #include "arch/x86_64/decoder.h"
 #include "arch/x86_64/regs.h"
 
 namespace dprobe::arch::x86_64 {
-
-// The target's memory as the emulator sees it; both return false on a fault
-// (and then must have changed nothing).
-class MemoryAccess {
- public:
-  virtual bool read(uint64_t address, void* dst, size_t size) = 0;
-  virtual bool write(uint64_t address, const void* src, size_t size) = 0;
-
- protected:
-  ~MemoryAccess() = default;
-};
 
 enum class EmulateStatus : uint8_t { kOk, kFault };
 
