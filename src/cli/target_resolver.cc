@@ -135,6 +135,8 @@ const symbols::DebugInfo* TargetResolver::debug_info(const LoadedObject& object)
   return object.debug ? &*object.debug : nullptr;
 }
 
+namespace {
+
 // The target of one address the DWARF gave: SYM+OFFS when the function
 // there has a name of its own, else PATH:0xOFFSET (static functions that
 // share a name), which is what perf probe writes to uprobe_events.
@@ -164,6 +166,8 @@ Result<std::vector<symbols::CodeAddress>> find_place(const symbols::DebugInfo& i
   if (place.line < 0) return symbols::find_function_entries(info, place.function, place.file);
   return symbols::find_function_line(info, place.function, place.line, place.file);
 }
+
+}  // namespace
 
 // One definition per block of code of the line (per copy of the function):
 // named NAME, NAME_1, NAME_2 ... as perf probe names them.
@@ -205,6 +209,8 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_
   return out;
 }
 
+namespace {
+
 // A function's entry named with source variables goes past the prologue,
 // where they are (perf probe and gdb do the same); an offset, a line or an
 // inlined copy stays where it is.
@@ -217,6 +223,8 @@ void move_past_prologue(lang::Definition& def, const symbols::DebugInfo& info, u
   target.offset += static_cast<int64_t>(*body - address);
   address = *body;
 }
+
+}  // namespace
 
 // The probe's link-time address, where its variables are looked up.
 Result<void, lang::ProbeError> TargetResolver::resolve_variables_of(lang::Definition& def) {
