@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,40 @@ TEST_F(VariableArgs, ASeparateDebugFileGivesTheSameFetches) {
   EXPECT_EQ(separate.out, own.out);
   const CommandRun line = check("p:t/l dwarf_vars.c:58 i total", app);
   EXPECT_EQ(line.out, check("p:t/l dwarf_vars.c:58 i total", programs().o0).out) << line.err;
+}
+
+// The same found by build-id, in a debuginfod client's cache: the stripped
+// object names no file, only its build-id does.
+TEST_F(VariableArgs, ADebugFileFoundByBuildIdGivesTheSameFetches) {
+  const std::string dir = programs().root + "/by_build_id";
+  std::filesystem::create_directories(dir + "/cache");
+  const std::string app = dir + "/app";
+  ASSERT_TRUE(sh("cp " + programs().o0 + " " + app));
+  const std::string id_note = dir + "/id";
+  // In a group: sh() sends the command's own output to /dev/null.
+  ASSERT_TRUE(sh("{ readelf -n " + app + " | sed -n 's/.*Build ID: //p' > " + id_note + "; }"));
+  std::ifstream in(id_note);
+  std::string id;
+  ASSERT_TRUE(std::getline(in, id) && !id.empty()) << "no build-id in " << app;
+  std::filesystem::create_directories(dir + "/cache/" + id);
+  ASSERT_TRUE(sh("objcopy --only-keep-debug " + app + " " + dir + "/cache/" + id + "/debuginfo"));
+  ASSERT_TRUE(sh("objcopy --strip-debug " + app));
+  const std::string definition = "p:t/v visit it->id it->name depth";
+  const char* before = std::getenv("DEBUGINFOD_CACHE_PATH");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("DEBUGINFOD_CACHE_PATH", (dir + "/cache").c_str(), 1);
+  const CommandRun found = check(definition, app);
+  if (before != nullptr) {
+    ::setenv("DEBUGINFOD_CACHE_PATH", saved.c_str(), 1);
+  } else {
+    ::unsetenv("DEBUGINFOD_CACHE_PATH");
+  }
+  ASSERT_EQ(found.status, 0) << found.err;
+  EXPECT_EQ(found.out, check(definition, programs().o0).out);
+  // Without the cache, nothing names the debug file.
+  const CommandRun missing = check(definition, app);
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_THAT(missing.err, HasSubstr("(NO_DEBUG_INFO)"));
 }
 
 TEST_F(VariableArgs, VariablesAtAReturnAreRefused) {
