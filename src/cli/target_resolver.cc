@@ -137,6 +137,13 @@ const symbols::DebugInfo* TargetResolver::debug_info(const LoadedObject& object)
 
 namespace {
 
+// BASE_N, cut to the longest event name: the base is cut, not the suffix,
+// so that names equal after the cut still come out different.
+std::string numbered_event_name(const std::string& base, size_t n) {
+  const std::string suffix = "_" + std::to_string(n);
+  return base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
+}
+
 // The target of one address the DWARF gave: SYM+OFFS when the function
 // there has a name of its own, else PATH:0xOFFSET (static functions that
 // share a name), which is what perf probe writes to uprobe_events.
@@ -200,10 +207,7 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_
     if (!target) return error_at(ErrorCode::NOT_TEXT_ADDR, def, def.symbol_column);
     each.spec.point.target = std::move(*target);
     each.link_address = code.address;
-    if (!out.empty()) {
-      const std::string suffix = "_" + std::to_string(out.size());
-      each.spec.event.name = base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
-    }
+    if (!out.empty()) each.spec.event.name = numbered_event_name(base, out.size());
     out.push_back(std::move(each));
   }
   return out;
@@ -257,6 +261,7 @@ Result<void, lang::ProbeError> TargetResolver::resolve_variables_of(lang::Defini
   scope.globals = &object.variables;
   scope.object = target.kind == core::TargetKind::kFileOffset ? object.elf.path() : target.object;
   scope.address = address;
+  def.link_address = address;
   return resolve_variables(def, scope);
 }
 
@@ -280,12 +285,7 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::expand_w
     if (!function->demangled.empty()) named.target.symbol = function->demangled;
     const std::string base = lang::default_event_name(named);
     std::string name = base;
-    for (int n = 1; !names.insert(name).second; ++n) {
-      // Cut the base, not the suffix: names equal after the length cut
-      // must still come out different.
-      const std::string suffix = "_" + std::to_string(n);
-      name = base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
-    }
+    for (size_t n = 1; !names.insert(name).second; ++n) name = numbered_event_name(base, n);
     each.spec.event.name = std::move(name);
     expanded.push_back(std::move(each));
   }

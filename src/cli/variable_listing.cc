@@ -8,39 +8,19 @@
 #include "lang/definition.h"
 #include "lang/format_definition.h"
 #include "symbols/dwarf_variables.h"
-#include "symbols/lookup.h"
 
 namespace dprobe::cli {
 namespace {
 
-// The link-time address a resolved probe point is at.
-std::optional<uint64_t> address_of(const lang::Definition& def, const LoadedObject& object) {
-  const core::ProbeTarget& target = def.spec.point.target;
-  if (def.link_address != 0 && target.kind != core::TargetKind::kSymbol) return def.link_address;
-  switch (target.kind) {
-    case core::TargetKind::kSymbol: {
-      auto symbol = symbols::resolve_symbol(object.elf, object.table, target.symbol, target.offset);
-      if (!symbol) return std::nullopt;
-      return symbol->address;
-    }
-    case core::TargetKind::kFileOffset:
-      return object.elf.vaddr_of_file_offset(static_cast<uint64_t>(target.offset));
-    case core::TargetKind::kObjectAddress:
-      return target.address;
-    default:
-      return std::nullopt;
-  }
-}
-
 void list_at(const lang::Definition& def, const LoadedObject& object, std::ostream& out) {
   out << "\t@<" << printable(lang::format_target(def.spec.point.target)) << ">\n";
-  const auto address = address_of(def, object);
+  // Resolved with $vars, the definition holds where its DWARF was read.
   const symbols::DebugInfo* info = object.debug ? &*object.debug : nullptr;
-  if (!address || info == nullptr) {
+  if (def.link_address == 0 || info == nullptr) {
     out << "\t\t(no debug information here)\n";
     return;
   }
-  auto variables = symbols::variables_at(*info, *address);
+  auto variables = symbols::variables_at(*info, def.link_address);
   if (!variables) {
     out << "\t\t(" << printable(variables.error().message) << ")\n";
     return;
@@ -75,9 +55,7 @@ int run_list_variables(const ListOptions& options, std::ostream& out, std::ostre
   }
   out << "Available variables at " << printable(options.variables_place) << "\n";
   for (const lang::Definition& each : *resolved) {
-    auto object = resolver.load(each.spec.point.target.kind == core::TargetKind::kFileOffset
-                                    ? std::string()
-                                    : each.spec.point.target.object);
+    auto object = resolver.load(each.spec.point.target.object);
     if (!object) continue;
     list_at(each, **object, out);
   }

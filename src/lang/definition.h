@@ -47,7 +47,9 @@ struct Definition {
   // A point named by source (FUNC:RLN, SRC:ALN, FUNC@SRC): the DWARF gives
   // its addresses, and the target becomes SYM+OFFS (or OBJ:0xADDR) then.
   std::optional<SourcePlace> source;
-  uint64_t link_address = 0;  // a source place's address, once resolved
+  // The link-time address the DWARF was read at, once resolved: a source
+  // place's, and any probe's with source variables (past the prologue).
+  uint64_t link_address = 0;
 
   // kRemove: the events to remove; an empty part matches every name.
   std::string remove_group;

@@ -19,14 +19,6 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::vector<TraceLine> events_named(const std::vector<TraceLine>& trace, const std::string& event) {
-  std::vector<TraceLine> out;
-  for (const TraceLine& line : trace) {
-    if (line.event == event) out.push_back(line);
-  }
-  return out;
-}
-
 class CxxNames : public ::testing::TestWithParam<const char*> {
  protected:
   std::string binary() const { return program(GetParam()); }
@@ -36,7 +28,7 @@ TEST_P(CxxNames, MethodByItsSourceNameShowsTheDemangledLocation) {
   const RunResult run =
       run_dprobe({"run", "-e", "p:app/m ns::Klass::method(int) x=%di", "--", binary(), "3"});
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<TraceLine> hits = events_named(parse_trace(run.out), "m");
+  const std::vector<TraceLine> hits = lines_of(parse_trace(run.out), "m");
   ASSERT_EQ(hits.size(), 3u) << run.out;
   for (const TraceLine& line : hits) {
     EXPECT_THAT(line.location, testing::StartsWith("ns::Klass::method(int)+0x0/0x")) << line;
@@ -49,9 +41,9 @@ TEST_P(CxxNames, OverloadsAreToldApartByTheirParameterLists) {
                                     "r ns::twice<int>(int)", "--", binary(), "2"});
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<TraceLine> trace = parse_trace(run.out);
-  const std::vector<TraceLine> ints = events_named(trace, "p_f_int_0");
-  const std::vector<TraceLine> doubles = events_named(trace, "p_f_double_0");
-  const std::vector<TraceLine> twice = events_named(trace, "r_twice_int_0");
+  const std::vector<TraceLine> ints = lines_of(trace, "p_f_int_0");
+  const std::vector<TraceLine> doubles = lines_of(trace, "p_f_double_0");
+  const std::vector<TraceLine> twice = lines_of(trace, "r_twice_int_0");
   ASSERT_EQ(ints.size(), 2u) << run.out;
   ASSERT_EQ(doubles.size(), 2u) << run.out;
   ASSERT_EQ(twice.size(), 2u) << run.out;
@@ -74,7 +66,7 @@ TEST_P(CxxNames, OperatorsWithSpacesAndObjectPrefixes) {
       {"run", "-e", "p:app/plus " + object + ":ns::operator+(ns::Vec const&, ns::Vec const&)", "--",
        binary(), "2"});
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<TraceLine> hits = events_named(parse_trace(run.out), "plus");
+  const std::vector<TraceLine> hits = lines_of(parse_trace(run.out), "plus");
   ASSERT_EQ(hits.size(), 2u) << run.out;
   EXPECT_THAT(hits[0].location,
               testing::StartsWith("ns::operator+(ns::Vec const&, ns::Vec const&)+0x0/"));
@@ -91,8 +83,8 @@ TEST_P(CxxNames, WildcardsMatchSourceNames) {
   const RunResult run = run_dprobe({"run", "-e", "p ns::Klass::*", "--", binary(), "1"});
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<TraceLine> trace = parse_trace(run.out);
-  EXPECT_EQ(events_named(trace, "p_method_int_0").size(), 1u) << run.out;
-  EXPECT_EQ(events_named(trace, "p_method_double_0").size(), 1u) << run.out;
+  EXPECT_EQ(lines_of(trace, "p_method_int_0").size(), 1u) << run.out;
+  EXPECT_EQ(lines_of(trace, "p_method_double_0").size(), 1u) << run.out;
 }
 
 TEST_P(CxxNames, ListShowsDemangledNames) {

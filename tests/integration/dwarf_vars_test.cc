@@ -19,14 +19,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::StartsWith;
 
-std::vector<TraceLine> events_named(const std::vector<TraceLine>& trace, const std::string& event) {
-  std::vector<TraceLine> out;
-  for (const TraceLine& line : trace) {
-    if (line.event == event) out.push_back(line);
-  }
-  return out;
-}
-
 // One argument's values over the hits, in order.
 std::vector<std::string> values_of(const std::vector<TraceLine>& hits, const std::string& arg) {
   std::vector<std::string> out;
@@ -44,7 +36,7 @@ TEST_P(DwarfVars, MembersThroughPointersOfARecursiveFunction) {
       run_dprobe({"run", "-e", "p:t/v visit it->id it->name it->pos.y it->flags it->level depth",
                   "--", binary()});
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<TraceLine> hits = events_named(parse_trace(run.out), "v");
+  const std::vector<TraceLine> hits = lines_of(parse_trace(run.out), "v");
   ASSERT_EQ(hits.size(), 3u) << run.out;
   EXPECT_THAT(values_of(hits, "it_id"), ElementsAre("1", "2", "3"));
   EXPECT_THAT(values_of(hits, "it_name"), ElementsAre("\"first\"", "\"second\"", "\"third\""));
@@ -61,7 +53,7 @@ TEST_P(DwarfVars, ArraysCharArraysAndGlobals) {
       run_dprobe({"run", "-e", "p:t/g visit it->tag it->scores visits greeting table table[2]",
                   "--", binary()});
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<TraceLine> hits = events_named(parse_trace(run.out), "g");
+  const std::vector<TraceLine> hits = lines_of(parse_trace(run.out), "g");
   ASSERT_EQ(hits.size(), 3u) << run.out;
   EXPECT_THAT(values_of(hits, "it_tag"), ElementsAre("\"tag0\"", "\"tag1\"", "\"tag2\""));
   EXPECT_EQ(hits[1].arg("it_scores"), "{100,99,98,97}");
@@ -108,7 +100,7 @@ TEST_P(DwarfVars, AnInlinedFunctionGetsEveryCopy) {
 TEST_P(DwarfVars, ParamsAreEachAnArgument) {
   const RunResult run = run_dprobe({"run", "-e", "p:t/s sum $params", "--", binary()});
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<TraceLine> hits = events_named(parse_trace(run.out), "s");
+  const std::vector<TraceLine> hits = lines_of(parse_trace(run.out), "s");
   ASSERT_EQ(hits.size(), 1u) << run.out;
   EXPECT_EQ(hits[0].arg("count"), "3");
   EXPECT_THAT(hits[0].arg("values"), StartsWith("0x"));
@@ -127,8 +119,8 @@ TEST_P(DwarfCxx, MembersThroughThisABaseAndReferences) {
        "-e", "p:t/u shapes::unbox<long> box.value box.uses fallback", "--", binary()});
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<TraceLine> trace = parse_trace(run.out);
-  const std::vector<TraceLine> bumps = events_named(trace, "b");
-  const std::vector<TraceLine> unboxes = events_named(trace, "u");
+  const std::vector<TraceLine> bumps = lines_of(trace, "b");
+  const std::vector<TraceLine> unboxes = lines_of(trace, "u");
   ASSERT_EQ(bumps.size(), 3u) << run.out;
   ASSERT_EQ(unboxes.size(), 3u) << run.out;
   EXPECT_THAT(values_of(bumps, "by"), ElementsAre("1", "2", "3"));
