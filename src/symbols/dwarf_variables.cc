@@ -129,10 +129,16 @@ std::optional<Dwarf_Die> find_in(std::vector<Dwarf_Die>& scopes, std::string_vie
   return std::nullopt;
 }
 
-std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t pc);
+// The scopes a name is looked up in, innermost first: an inlined copy's,
+// then the function's it is inlined into.
+std::vector<Dwarf_Die> lookup_scopes(const Scopes& scopes) {
+  std::vector<Dwarf_Die> all = scopes.dies;
+  all.insert(all.end(), scopes.outer.begin(), scopes.outer.end());
+  return all;
+}
 
-std::optional<Dwarf_Die> find_in_scopes(Scopes& scopes, std::string_view name, uint64_t pc) {
-  std::vector<Dwarf_Die> all = lookup_scopes(scopes, pc);
+std::optional<Dwarf_Die> find_in_scopes(Scopes& scopes, std::string_view name) {
+  std::vector<Dwarf_Die> all = lookup_scopes(scopes);
   if (auto found = find_in(all, name)) return found;
   std::optional<Dwarf_Die> global;
   for_each_variable(scopes.cu, [&](Dwarf_Die& die) {
@@ -468,18 +474,10 @@ Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index
   return {};
 }
 
-// The scopes a name is looked up in at pc, innermost first: an inlined
-// copy's, then the function's it is inlined into (find_in_scopes' order).
-std::vector<Dwarf_Die> lookup_scopes(Scopes& scopes, uint64_t /*pc*/) {
-  std::vector<Dwarf_Die> all = scopes.dies;
-  all.insert(all.end(), scopes.outer.begin(), scopes.outer.end());
-  return all;
-}
-
-std::vector<std::string> names_in_scope(Scopes& scopes, uint64_t pc) {
+std::vector<std::string> names_in_scope(const Scopes& scopes) {
   std::vector<std::string> names;
   std::set<std::string> seen;
-  for (Dwarf_Die& scope : lookup_scopes(scopes, pc)) {
+  for (Dwarf_Die& scope : lookup_scopes(scopes)) {
     for_each_variable(scope, [&](Dwarf_Die& die) {
       if (seen.insert(dwarf_diename(&die)).second) names.push_back(dwarf_diename(&die));
     });
@@ -495,11 +493,11 @@ Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64
   if (!scopes) {
     return error(ErrorKind::kNoScope, -1, "no function in the debug information holds the address");
   }
-  auto variable = find_in_scopes(*scopes, query.name, address);
+  auto variable = find_in_scopes(*scopes, query.name);
   if (!variable) {
     VariableError failure{ErrorKind::kNotFound, -1,
                           "no variable '" + query.name + "' in scope here",
-                          names_in_scope(*scopes, address)};
+                          names_in_scope(*scopes)};
     return unexpected(std::move(failure));
   }
   auto place = locate(info, *variable, scopes->subprogram, address, query.name);
@@ -547,7 +545,7 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
     }
     out.push_back(std::move(variable));
   };
-  for (Dwarf_Die& scope : lookup_scopes(*scopes, address)) {
+  for (Dwarf_Die& scope : lookup_scopes(*scopes)) {
     for_each_variable(scope, [&](Dwarf_Die& die) { note(die, false); });
   }
   for_each_variable(scopes->cu, [&](Dwarf_Die& die) {
@@ -626,13 +624,6 @@ std::optional<uint64_t> after_prologue(const DebugInfo& info, uint64_t entry) {
     }
   }
   return marked ? marked : next_line;
-}
-
-std::string scope_function_at(const DebugInfo& info, uint64_t address) {
-  auto scopes = scopes_at(info.dwarf(), address);
-  if (!scopes) return {};
-  const char* name = dwarf_diename(&scopes->dies.back());
-  return name != nullptr ? name : "";
 }
 
 }  // namespace dprobe::symbols

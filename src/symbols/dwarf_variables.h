@@ -121,9 +121,6 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
 // `entry` starts no function of the DWARF, or it has no second line.
 std::optional<uint64_t> after_prologue(const DebugInfo& info, uint64_t entry);
 
-// The name of the function (or inlined instance) whose code `address` is.
-std::string scope_function_at(const DebugInfo& info, uint64_t address);
-
 }  // namespace dprobe::symbols
 
 #endif  // DPROBE_SYMBOLS_DWARF_VARIABLES_H_
