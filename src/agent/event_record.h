@@ -18,6 +18,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/thread_trace.h"
+#include "agent/vdso.h"
 #include "arch/probe_insn.h"
 #include "core/probe.h"
 #include "trace/fetch_exec.h"
@@ -30,17 +31,25 @@ namespace dprobe::agent {
 std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
                           const trace::TraceMemory& memory) noexcept;
 
-// Where and when an entry event happened.
+// Where and when an entry event happened. The clock is read at most once
+// a hit, and only when something keeps the time: a hit that every event
+// aggregates or filters out reads no clock (a counter read is a third of
+// such a hit's cost in a VM).
 struct HitInfo {
   uint64_t address;  // the probed instruction; for a system call, its site
-  uint64_t timestamp;
   uint32_t cpu;
   trace::MemoryReader memory;
+  uint64_t time = 0;  // 0 until timestamp() reads the clock
+
+  uint64_t timestamp() noexcept {
+    if (time == 0) time = record_time();
+    return time;
+  }
 };
 
 // An entry event's record (header, __probe_ip, the arguments fetched from
 // `regs`), unless the event is disabled; the hit or the miss counted.
-void record_entry_event(const AgentEvent& event, const HitInfo& hit, const arch::SavedRegs& regs,
+void record_entry_event(const AgentEvent& event, HitInfo& hit, const arch::SavedRegs& regs,
                         ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
 
 // arch::safe_read and arch::safe_read_string, for FetchEnv::memory.

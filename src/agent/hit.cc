@@ -30,7 +30,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const S
                   ThreadTrace& thread, AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
-  const HitInfo hit{probe.address, record_time(), current_cpu(), memory_reader_for(probe)};
+  HitInfo hit{probe.address, current_cpu(), memory_reader_for(probe)};
   bool has_return_events = false;
   for (uint32_t id : probe.handlers) {
     const AgentEvent* event = state.events.find(id);
@@ -41,7 +41,7 @@ void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const S
       record_entry_event(*event, hit, regs, thread, memory);
     }
   }
-  if (has_return_events) hijack_return(probe, regs, stack, hit.timestamp, thread, state);
+  if (has_return_events) hijack_return(probe, regs, stack, hit.timestamp(), thread, state);
 }
 
 void count_misses(const core::Probe& probe, AgentState& state) noexcept {

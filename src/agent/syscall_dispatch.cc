@@ -256,7 +256,7 @@ void record_all(std::span<const AgentEvent* const> events, const Call& call, Thr
   if (!state.memory) return;
   ensure_ring(thread, *state.memory);
   // The call site, as the ip field: the instruction that made the call.
-  const HitInfo hit{call.site - 2, record_time(), current_cpu(), safe_memory_reader()};
+  HitInfo hit{call.site - 2, current_cpu(), safe_memory_reader()};
   for (const AgentEvent* event : events) {
     record_entry_event(*event, hit, *call.regs, thread, *state.memory);
   }
