@@ -308,7 +308,7 @@ class Agent {
   protocol::ArmReport failed(const protocol::Probes& probes, const std::string& why) {
     protocol::ArmReport report;
     for (const auto& probe : probes.probes) {
-      report.results.push_back({probe.spec.event.id, protocol::ArmStatus::kPatchFailed, why});
+      report.results.push_back({probe.spec.event.id, arch::ArmStatus::kPatchFailed, why});
     }
     report.trace_memory_bytes = shm_ ? shm_->size() : 0;
     return report;

@@ -17,24 +17,6 @@
 namespace dprobe::agent {
 namespace {
 
-protocol::ArmStatus arm_status_for(core::AddStatus status) {
-  switch (status) {
-    case core::AddStatus::kNotBoundary:
-      return protocol::ArmStatus::kNotBoundary;
-    case core::AddStatus::kRejected:
-      return protocol::ArmStatus::kRejected;
-    case core::AddStatus::kBlacklisted:
-      return protocol::ArmStatus::kBlacklisted;
-    case core::AddStatus::kNoSlot:
-      return protocol::ArmStatus::kNoSlot;
-    case core::AddStatus::kNotMapped:
-      return protocol::ArmStatus::kNotMapped;
-    case core::AddStatus::kOk:
-      break;
-  }
-  return protocol::ArmStatus::kArmed;
-}
-
 // The highest $argN an event fetches (return events fetch them at entry).
 uint32_t highest_arg(const trace::EventDesc& event) {
   uint32_t highest = 0;
@@ -80,18 +62,18 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
   for (const protocol::ProbeRequest& request : probes.probes) {
     // Counters exist for the ids the session started with, and only those.
     if (request.spec.event.id >= state.memory->event_slots()) {
-      report.results.push_back({request.spec.event.id, protocol::ArmStatus::kPatchFailed,
+      report.results.push_back({request.spec.event.id, arch::ArmStatus::kPatchFailed,
                                 "event id beyond the session's counters"});
       continue;
     }
     if (!analysis_fits(request.spec.event, *state.memory)) {
-      report.results.push_back({request.spec.event.id, protocol::ArmStatus::kPatchFailed,
+      report.results.push_back({request.spec.event.id, arch::ArmStatus::kPatchFailed,
                                 "its filter, trigger or stack field does not fit the event"});
       continue;
     }
     if (request.spec.event.is_return) {
       if (const char* why = return_probe_refusal(request.address)) {
-        report.results.push_back({request.spec.event.id, protocol::ArmStatus::kBlacklisted, why});
+        report.results.push_back({request.spec.event.id, arch::ArmStatus::kBlacklisted, why});
         continue;
       }
     }
@@ -99,10 +81,10 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
     const core::ProbeSite site{request.address, request.function_address, request.function_size};
     auto added = state.registry->add(site, request.spec.event.id);
     if (added) {
-      report.results.push_back({request.spec.event.id, protocol::ArmStatus::kArmed, {}});
+      report.results.push_back({request.spec.event.id, arch::ArmStatus::kArmed, {}});
     } else {
       report.results.push_back(
-          {request.spec.event.id, arm_status_for(added.error().status), added.error().message});
+          {request.spec.event.id, added.error().status, added.error().message});
     }
   }
   return report;
@@ -117,19 +99,19 @@ void add_syscall_events(const protocol::Probes& probes, protocol::ArmReport& rep
     const uint16_t id = spec.event.id;
     if (id >= state.memory->event_slots()) {
       report.results.push_back(
-          {id, protocol::ArmStatus::kPatchFailed, "event id beyond the session's counters"});
+          {id, arch::ArmStatus::kPatchFailed, "event id beyond the session's counters"});
     } else if (!analysis_fits(spec.event, *state.memory)) {
-      report.results.push_back({id, protocol::ArmStatus::kPatchFailed,
+      report.results.push_back({id, arch::ArmStatus::kPatchFailed,
                                 "its filter, trigger or stack field does not fit the event"});
     } else if (unavailable != 0) {
       report.results.push_back(
-          {id, protocol::ArmStatus::kRejected,
+          {id, arch::ArmStatus::kRejected,
            std::string("system calls cannot be traced here: this kernel "
                        "has no Syscall User Dispatch (Linux 5.11 or later): ") +
                std::strerror(unavailable)});
     } else {
       events.push_back(keep_event(spec, state));
-      report.results.push_back({id, protocol::ArmStatus::kArmed, {}});
+      report.results.push_back({id, arch::ArmStatus::kArmed, {}});
     }
   }
   if (unavailable == 0) {

@@ -72,24 +72,21 @@ void optimize_armed(uint64_t begin, uint64_t end) {
   state.registry->optimize_range(begin, end);
 }
 
-std::vector<protocol::ProbeState> probe_states(uint64_t begin, uint64_t end) {
+std::vector<core::ProbeState> probe_states(uint64_t begin, uint64_t end) {
   AgentState& state = agent_state();
   std::vector<core::ProbeState> states;
   {
     std::lock_guard lock(state.registry_writer);
     states = state.registry->states(begin, end);
   }
-  std::vector<protocol::ProbeState> out;
   for (core::ProbeState& s : states) {
-    std::string reason = std::move(s.reason);
-    if (!s.optimized && reason.empty()) {
-      reason = !g_wanted                  ? "optimization is off (--no-optimize)"
-               : g_unavailable != nullptr ? g_unavailable
-                                          : "not optimized";
+    if (!s.optimized && s.reason.empty()) {
+      s.reason = !g_wanted                  ? "optimization is off (--no-optimize)"
+                 : g_unavailable != nullptr ? g_unavailable
+                                            : "not optimized";
     }
-    out.push_back({s.address, s.optimized, std::move(reason)});
   }
-  return out;
+  return states;
 }
 
 }  // namespace dprobe::agent

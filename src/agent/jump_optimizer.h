@@ -28,7 +28,7 @@ void set_optimization(bool wanted);
 void optimize_armed(uint64_t begin, uint64_t end);
 
 // How each armed probe of [begin, end) is armed, for the CLI.
-std::vector<protocol::ProbeState> probe_states(uint64_t begin, uint64_t end);
+std::vector<core::ProbeState> probe_states(uint64_t begin, uint64_t end);
 
 }  // namespace dprobe::agent
 

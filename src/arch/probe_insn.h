@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/refusal.h"
 #include "base/result.h"
 
 #if defined(__x86_64__)
@@ -45,19 +46,12 @@ struct ProbeInsn {
 };
 #endif
 
-enum class PrepareStatus : uint8_t { kOk, kNotBoundary, kRejected };
-
-struct PrepareError {
-  PrepareStatus status;
-  std::string message;  // the reason; for kNotBoundary, then the listing
-};
-
 // Decodes from the function's start (when its bytes are known) to check the
 // probe is on an instruction boundary, then decodes and classifies the
 // probed instruction. `code` starts at `code_address` and must reach past
 // the probed instruction.
-Result<ProbeInsn, PrepareError> prepare_insn(std::span<const uint8_t> code, uint64_t code_address,
-                                             uint64_t probe_address);
+Result<ProbeInsn, Refusal> prepare_insn(std::span<const uint8_t> code, uint64_t code_address,
+                                        uint64_t probe_address);
 
 // The bytes of an out-of-line slot: the instruction (relocated) and a jump
 // back. Emulated instructions get one too, run only when their emulation

@@ -24,20 +24,20 @@ void render_names(std::ostream& out, const std::vector<std::string>& names) {
 
 }  // namespace
 
-lang::ErrorCode error_code_for(protocol::ArmStatus status) {
+lang::ErrorCode error_code_for(arch::ArmStatus status) {
   switch (status) {
-    case protocol::ArmStatus::kNotBoundary:
+    case arch::ArmStatus::kNotBoundary:
       return lang::ErrorCode::BAD_INSN_BNDRY;
-    case protocol::ArmStatus::kRejected:
+    case arch::ArmStatus::kRejected:
       return lang::ErrorCode::BAD_INSN;
-    case protocol::ArmStatus::kBlacklisted:
+    case arch::ArmStatus::kBlacklisted:
       return lang::ErrorCode::BLACKLISTED;
-    case protocol::ArmStatus::kNoSlot:
+    case arch::ArmStatus::kNoSlot:
       return lang::ErrorCode::NO_OOL_SLOT;
-    case protocol::ArmStatus::kNotMapped:
+    case arch::ArmStatus::kNotMapped:
       return lang::ErrorCode::NOT_TEXT_ADDR;
-    case protocol::ArmStatus::kArmed:
-    case protocol::ArmStatus::kPatchFailed:
+    case arch::ArmStatus::kArmed:
+    case arch::ArmStatus::kPatchFailed:
       break;
   }
   return lang::ErrorCode::FAIL_REG_PROBE;
@@ -59,7 +59,7 @@ RefusalReport::RefusalReport(const lang::DefinitionSet& set) : set_(set) {
 }
 
 void RefusalReport::add(const protocol::ArmResult& result) {
-  if (result.status == protocol::ArmStatus::kArmed) return;
+  if (result.status == arch::ArmStatus::kArmed) return;
   const auto found = index_of_.find(result.event_id);
   if (found == index_of_.end()) return;
   const lang::DefinitionSite& site = set_.sites()[found->second];

@@ -23,7 +23,7 @@
 
 namespace dprobe::cli {
 
-lang::ErrorCode error_code_for(protocol::ArmStatus status);
+lang::ErrorCode error_code_for(arch::ArmStatus status);
 lang::ProbeError arm_error(const protocol::ArmResult& result, const lang::DefinitionSite& site);
 
 class RefusalReport {

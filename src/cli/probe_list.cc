@@ -16,10 +16,10 @@ std::string location(uint64_t address, const trace::Symbolizer& symbolizer) {
 
 }  // namespace
 
-std::string render_probe_states(const std::vector<protocol::ProbeState>& states,
+std::string render_probe_states(const std::vector<core::ProbeState>& states,
                                 const trace::Symbolizer& symbolizer) {
   std::string out;
-  for (const protocol::ProbeState& state : states) {
+  for (const core::ProbeState& state : states) {
     const std::string how =
         state.optimized ? "[OPTIMIZED]" : "[BREAKPOINT: " + printable(state.reason) + "]";
     out +=

@@ -19,7 +19,7 @@ namespace dprobe::cli {
 
 // One line per state, addresses as 16 hex digits, locations as sym+off/size
 // (the bare address when no symbol covers it).
-std::string render_probe_states(const std::vector<protocol::ProbeState>& states,
+std::string render_probe_states(const std::vector<core::ProbeState>& states,
                                 const trace::Symbolizer& symbolizer);
 
 }  // namespace dprobe::cli

@@ -37,6 +37,14 @@ struct ProbePoint {
   uint32_t maxactive = 0;  // return probes: live instances per thread, 0 = default
 };
 
+// How a placed probe is armed, as the kernel's kprobes/list shows it:
+// [OPTIMIZED], or a breakpoint with the reason it could not be optimized.
+struct ProbeState {
+  uint64_t address = 0;
+  bool optimized = false;
+  std::string reason;  // why a breakpoint
+};
+
 }  // namespace dprobe::core
 
 #endif  // DPROBE_CORE_PROBE_POINT_H_

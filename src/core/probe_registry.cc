@@ -21,8 +21,8 @@ std::string hex(uint64_t value) {
   return text;
 }
 
-Unexpected<AddFailure> failure(AddStatus status, std::string message) {
-  return unexpected(AddFailure{status, std::move(message)});
+Unexpected<arch::Refusal> failure(arch::ArmStatus status, std::string message) {
+  return unexpected(arch::Refusal{status, std::move(message)});
 }
 
 // The code from where decoding starts to just past the probe, read from
@@ -74,7 +74,7 @@ const ProbeRegistry::Range* ProbeRegistry::blacklisted(uint64_t address) const {
   return nullptr;
 }
 
-Result<void, AddFailure> ProbeRegistry::add(const ProbeSite& site, uint32_t handler) {
+Result<void, arch::Refusal> ProbeRegistry::add(const ProbeSite& site, uint32_t handler) {
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   // A live probe's handlers change under a new snapshot, not in place.
@@ -82,28 +82,28 @@ Result<void, AddFailure> ProbeRegistry::add(const ProbeSite& site, uint32_t hand
   publish();
   if (live_) {
     if (auto armed = arm(**probe); !armed)
-      return failure(AddStatus::kNotMapped, armed.error().message);
+      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
   }
   return {};
 }
 
-Result<void, AddFailure> ProbeRegistry::add_internal(const ProbeSite& site,
-                                                     InternalHandler internal) {
+Result<void, arch::Refusal> ProbeRegistry::add_internal(const ProbeSite& site,
+                                                        InternalHandler internal) {
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   (*probe)->internal = internal;
   publish();
   if (live_) {
     if (auto armed = arm(**probe); !armed)
-      return failure(AddStatus::kNotMapped, armed.error().message);
+      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
   }
   return {};
 }
 
-Result<void, AddFailure> ProbeRegistry::add_syscall_site(const ProbeSite& site,
-                                                         uint64_t syscall_at) {
+Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& site,
+                                                            uint64_t syscall_at) {
   if (probes_.count(site.address) != 0) {
-    return failure(AddStatus::kRejected, "a probe is there already");
+    return failure(arch::ArmStatus::kRejected, "a probe is there already");
   }
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
@@ -111,7 +111,7 @@ Result<void, AddFailure> ProbeRegistry::add_syscall_site(const ProbeSite& site,
   publish();
   if (live_) {
     if (auto armed = arm(**probe); !armed)
-      return failure(AddStatus::kNotMapped, armed.error().message);
+      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
   }
   return {};
 }
@@ -119,7 +119,7 @@ Result<void, AddFailure> ProbeRegistry::add_syscall_site(const ProbeSite& site,
 // The probe at the site's address: the one there, or a new one. A probe's
 // handler list is only ever appended to before its snapshot is published:
 // an existing probe is copied, changed, and replaces the old one.
-Result<Probe*, AddFailure> ProbeRegistry::probe_at(const ProbeSite& site) {
+Result<Probe*, arch::Refusal> ProbeRegistry::probe_at(const ProbeSite& site) {
   auto it = probes_.find(site.address);
   if (it != probes_.end()) {
     auto copy = copy_of(*it->second);
@@ -130,9 +130,9 @@ Result<Probe*, AddFailure> ProbeRegistry::probe_at(const ProbeSite& site) {
   // A breakpoint inside the bytes a jump covers would break the jump; one
   // that may not become a breakpoint keeps its place.
   if (const Probe* owner = jump_only_around(site.address)) {
-    return failure(AddStatus::kBlacklisted, "it is inside the jump of the probe at " +
-                                                hex(owner->address) +
-                                                ", which may not become a breakpoint");
+    return failure(arch::ArmStatus::kBlacklisted, "it is inside the jump of the probe at " +
+                                                      hex(owner->address) +
+                                                      ", which may not become a breakpoint");
   }
   unoptimize_around(site.address);
   auto probe = prepare(site);
@@ -165,10 +165,10 @@ std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
   return copy;
 }
 
-Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSite& site) {
+Result<std::unique_ptr<Probe>, arch::Refusal> ProbeRegistry::prepare(const ProbeSite& site) {
   const Range* banned = blacklisted(site.address);
   if (banned != nullptr && !(banned->as_jump && direct_jumps_ && optimizer_)) {
-    return failure(AddStatus::kBlacklisted,
+    return failure(arch::ArmStatus::kBlacklisted,
                    banned->reason + (banned->as_jump ? "; a jump could go there, written before "
                                                        "the program runs (dprobe run, optimized)"
                                                      : ""));
@@ -178,13 +178,10 @@ Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSit
   const uint64_t begin = from_function ? site.function_address : site.address;
   const std::vector<uint8_t> code = read_code(begin, site.address + kInsnReach);
   if (code.size() <= site.address - begin) {
-    return failure(AddStatus::kNotMapped, hex(site.address) + " is not readable code");
+    return failure(arch::ArmStatus::kNotMapped, hex(site.address) + " is not readable code");
   }
   auto insn = arch::prepare_insn(code, begin, site.address);
-  if (!insn) {
-    const bool boundary = insn.error().status == arch::PrepareStatus::kNotBoundary;
-    return failure(boundary ? AddStatus::kNotBoundary : AddStatus::kRejected, insn.error().message);
-  }
+  if (!insn) return unexpected(std::move(insn.error()));
   auto slot = slot_for(*insn);
   if (!slot) return unexpected(slot.error());
   auto probe = std::make_unique<Probe>();
@@ -201,23 +198,23 @@ Result<std::unique_ptr<Probe>, AddFailure> ProbeRegistry::prepare(const ProbeSit
   if (banned != nullptr) {
     probe->jump_only = true;
     if (auto ready = prepare_jump(*probe); !ready) {
-      return failure(AddStatus::kBlacklisted,
+      return failure(arch::ArmStatus::kBlacklisted,
                      banned->reason + "; nor can it be a jump: " + ready.error());
     }
   }
   return probe;
 }
 
-Result<uint64_t, AddFailure> ProbeRegistry::slot_for(const arch::ProbeInsn& insn) {
+Result<uint64_t, arch::Refusal> ProbeRegistry::slot_for(const arch::ProbeInsn& insn) {
   const SlotKey key{insn.insn.address, insn.insn.bytes};
   if (auto cached = slot_cache_.find(key); cached != slot_cache_.end()) return cached->second;
   auto slot = slots_->allocate(insn.insn.address);
-  if (!slot) return failure(AddStatus::kNoSlot, slot.error().message);
+  if (!slot) return failure(arch::ArmStatus::kNoSlot, slot.error().message);
   uint8_t bytes[arch::kSlotBytes];
   auto written = arch::write_slot(insn, *slot, bytes);
-  if (!written) return failure(AddStatus::kNoSlot, written.error());
+  if (!written) return failure(arch::ArmStatus::kNoSlot, written.error());
   if (auto copied = patcher_.write(*slot, {bytes, *written}); !copied) {
-    return failure(AddStatus::kNoSlot, copied.error().message);
+    return failure(arch::ArmStatus::kNoSlot, copied.error().message);
   }
   slot_cache_.emplace(key, *slot);
   return *slot;

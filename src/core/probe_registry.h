@@ -30,6 +30,7 @@
 #include "base/result.h"
 #include "core/epoch.h"
 #include "core/probe.h"
+#include "core/probe_point.h"
 #include "core/probe_table.h"
 #include "core/slot_allocator.h"
 #include "core/text_patcher.h"
@@ -40,21 +41,6 @@ struct ProbeSite {
   uint64_t address = 0;
   uint64_t function_address = 0;  // equal to address when the function is unknown
   uint64_t function_size = 0;
-};
-
-enum class AddStatus : uint8_t { kOk, kNotBoundary, kRejected, kBlacklisted, kNoSlot, kNotMapped };
-
-struct AddFailure {
-  AddStatus status;
-  std::string message;
-};
-
-// How an armed probe is armed: a jump to its trampoline, or a breakpoint
-// and why (the kernel's kprobes/list).
-struct ProbeState {
-  uint64_t address = 0;
-  bool optimized = false;
-  std::string reason;
 };
 
 // The bytes a jump is about to cover, for the threads' census: no thread
@@ -119,13 +105,13 @@ class ProbeRegistry {
   // Adds `handler` at the site; the first handler at an address prepares
   // the probe there. Once the registry is live (arm_all was called), a new
   // probe is armed at once.
-  Result<void, AddFailure> add(const ProbeSite& site, uint32_t handler);
+  Result<void, arch::Refusal> add(const ProbeSite& site, uint32_t handler);
   // The engine's own probe: `internal` runs on every hit.
-  Result<void, AddFailure> add_internal(const ProbeSite& site, InternalHandler internal);
+  Result<void, arch::Refusal> add_internal(const ProbeSite& site, InternalHandler internal);
   // A system call site to rewrite (Probe::syscall_at): the instructions from
   // site.address to the `syscall` at `syscall_at`, a breakpoint until
   // optimize_range makes them a jump. Never where a probe is.
-  Result<void, AddFailure> add_syscall_site(const ProbeSite& site, uint64_t syscall_at);
+  Result<void, arch::Refusal> add_syscall_site(const ProbeSite& site, uint64_t syscall_at);
 
   // Arms every probe (and makes the registry live), or none.
   Result<void> arm_all();
@@ -196,9 +182,9 @@ class ProbeRegistry {
 
  private:
   explicit ProbeRegistry(TextPatcher patcher);
-  Result<Probe*, AddFailure> probe_at(const ProbeSite& site);
-  Result<std::unique_ptr<Probe>, AddFailure> prepare(const ProbeSite& site);
-  Result<uint64_t, AddFailure> slot_for(const arch::ProbeInsn& insn);
+  Result<Probe*, arch::Refusal> probe_at(const ProbeSite& site);
+  Result<std::unique_ptr<Probe>, arch::Refusal> prepare(const ProbeSite& site);
+  Result<uint64_t, arch::Refusal> slot_for(const arch::ProbeInsn& insn);
   struct Range;
   const Range* blacklisted(uint64_t address) const;
   const Probe* jump_only_around(uint64_t address) const;

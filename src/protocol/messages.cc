@@ -211,7 +211,7 @@ std::vector<std::byte> encode(const ArmReport& report) {
     w.str(result.message);
   }
   w.u32(static_cast<uint32_t>(report.states.size()));
-  for (const ProbeState& state : report.states) {
+  for (const core::ProbeState& state : report.states) {
     w.u64(state.address);
     w.boolean(state.optimized);
     w.str(state.reason);
@@ -228,14 +228,14 @@ Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes) {
     ArmResult result;
     result.event_id = r.u16();
     const uint8_t status = r.u8();
-    if (status > static_cast<uint8_t>(ArmStatus::kPatchFailed)) return fail("malformed arm report");
-    result.status = static_cast<ArmStatus>(status);
+    if (status > static_cast<uint8_t>(arch::kLastArmStatus)) return fail("malformed arm report");
+    result.status = static_cast<arch::ArmStatus>(status);
     result.message = r.str();
     report.results.push_back(std::move(result));
   }
   const uint32_t states = r.count(kMinStateBytes);
   for (uint32_t i = 0; i < states && r.ok(); ++i) {
-    ProbeState state;
+    core::ProbeState state;
     state.address = r.u64();
     state.optimized = r.boolean();
     state.reason = r.str();

@@ -26,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "arch/refusal.h"
 #include "base/result.h"
+#include "core/probe_point.h"
 #include "trace/event.h"
 
 namespace dprobe::protocol {
@@ -90,34 +92,16 @@ struct Probes {
   uint64_t hist_slot_bytes = 0;
 };
 
-enum class ArmStatus : uint8_t {
-  kArmed,
-  kNotBoundary,  // inside an instruction (the kernel's EILSEQ)
-  kRejected,     // an instruction that cannot be probed
-  kBlacklisted,  // the agent itself, the signal return trampoline
-  kNoSlot,       // no out-of-line slot within reach
-  kNotMapped,    // the address is not in executable memory of the process
-  kPatchFailed,  // writing the breakpoint failed
-};
-
 struct ArmResult {
   uint16_t event_id = 0;
-  ArmStatus status = ArmStatus::kArmed;
+  arch::ArmStatus status = arch::ArmStatus::kArmed;
   std::string message;  // the reason, and for kNotBoundary the listing
-};
-
-// How a placed probe is armed, as the kernel's kprobes/list shows it:
-// [OPTIMIZED], or a breakpoint with the reason it could not be optimized.
-struct ProbeState {
-  uint64_t address = 0;
-  bool optimized = false;
-  std::string reason;  // why a breakpoint
 };
 
 struct ArmReport {
   uint64_t trace_memory_bytes = 0;  // the shared trace memory sent as a descriptor
   std::vector<ArmResult> results;
-  std::vector<ProbeState> states;  // one per probed address placed by this report
+  std::vector<core::ProbeState> states;  // one per probed address placed by this report
 };
 
 std::vector<std::byte> encode(const Hello& hello);

@@ -13,22 +13,22 @@ constexpr uint8_t kInt3[] = {0xcc};
 
 }  // namespace
 
-Result<ProbeInsn, PrepareError> prepare_insn(std::span<const uint8_t> code, uint64_t code_address,
-                                             uint64_t probe_address) {
+Result<ProbeInsn, Refusal> prepare_insn(std::span<const uint8_t> code, uint64_t code_address,
+                                        uint64_t probe_address) {
   if (probe_address < code_address || probe_address - code_address >= code.size()) {
-    return unexpected(PrepareError{PrepareStatus::kNotBoundary, "probe outside the code given"});
+    return unexpected(Refusal{ArmStatus::kNotBoundary, "probe outside the code given"});
   }
   if (auto boundary = x86_64::check_boundary(code, code_address, probe_address); !boundary) {
-    return unexpected(PrepareError{
-        PrepareStatus::kNotBoundary,
-        "the address is inside an instruction (EILSEQ):\n" + boundary.error().listing()});
+    return unexpected(
+        Refusal{ArmStatus::kNotBoundary,
+                "the address is inside an instruction (EILSEQ):\n" + boundary.error().listing()});
   }
   auto insn = x86_64::decode_insn(code.subspan(probe_address - code_address), probe_address);
-  if (!insn) return unexpected(PrepareError{PrepareStatus::kNotBoundary, insn.error()});
+  if (!insn) return unexpected(Refusal{ArmStatus::kNotBoundary, insn.error()});
   ProbeInsn probe{*insn, x86_64::classify_insn(*insn)};
   if (!x86_64::can_probe(probe.cls)) {
-    return unexpected(PrepareError{PrepareStatus::kRejected,
-                                   x86_64::disassemble(*insn) + ": " + probe.cls.reason});
+    return unexpected(
+        Refusal{ArmStatus::kRejected, x86_64::disassemble(*insn) + ": " + probe.cls.reason});
   }
   return probe;
 }

@@ -19,18 +19,18 @@ lang::DefinitionSite site_of(const std::string& line) {
 }
 
 struct StatusCase {
-  protocol::ArmStatus status;
+  arch::ArmStatus status;
   lang::ErrorCode code;
 };
 
 TEST(ArmErrors, EveryStatusHasItsCodeAndTheCaretUnderTheProbePoint) {
   const StatusCase cases[] = {
-      {protocol::ArmStatus::kNotBoundary, lang::ErrorCode::BAD_INSN_BNDRY},
-      {protocol::ArmStatus::kRejected, lang::ErrorCode::BAD_INSN},
-      {protocol::ArmStatus::kBlacklisted, lang::ErrorCode::BLACKLISTED},
-      {protocol::ArmStatus::kNoSlot, lang::ErrorCode::NO_OOL_SLOT},
-      {protocol::ArmStatus::kNotMapped, lang::ErrorCode::NOT_TEXT_ADDR},
-      {protocol::ArmStatus::kPatchFailed, lang::ErrorCode::FAIL_REG_PROBE},
+      {arch::ArmStatus::kNotBoundary, lang::ErrorCode::BAD_INSN_BNDRY},
+      {arch::ArmStatus::kRejected, lang::ErrorCode::BAD_INSN},
+      {arch::ArmStatus::kBlacklisted, lang::ErrorCode::BLACKLISTED},
+      {arch::ArmStatus::kNoSlot, lang::ErrorCode::NO_OOL_SLOT},
+      {arch::ArmStatus::kNotMapped, lang::ErrorCode::NOT_TEXT_ADDR},
+      {arch::ArmStatus::kPatchFailed, lang::ErrorCode::FAIL_REG_PROBE},
   };
   const lang::DefinitionSite site = site_of("p:g/ev libfoo.so.1:func+4 x=%di");
   for (const StatusCase& c : cases) {
@@ -45,7 +45,7 @@ TEST(ArmErrors, EveryStatusHasItsCodeAndTheCaretUnderTheProbePoint) {
 TEST(ArmErrors, TheListingGoesBelowTheReason) {
   const lang::DefinitionSite site = site_of("p:t/add add+1 a=%di");
   const lang::ProbeError error =
-      arm_error({1, protocol::ArmStatus::kNotBoundary,
+      arm_error({1, arch::ArmStatus::kNotBoundary,
                  "the address is inside an instruction (EILSEQ):\n"
                  "  > 0x1000: 8d 04 37             lea eax, [rdi+rsi*1]  <- probe at +0x1\n"
                  "    0x1003: c3                   ret"},
@@ -82,11 +82,11 @@ lang::DefinitionSet set_with_wildcard() {
 TEST(RefusalReport, AWildcardsRefusedFunctionsAreOneSummaryNotErrors) {
   const lang::DefinitionSet set = set_with_wildcard();
   RefusalReport refusals(set);
-  refusals.add({1, protocol::ArmStatus::kArmed, {}});
-  refusals.add({2, protocol::ArmStatus::kBlacklisted, "signals blocked"});
-  refusals.add({3, protocol::ArmStatus::kBlacklisted, "signals blocked"});
-  refusals.add({4, protocol::ArmStatus::kRejected, "rip-relative"});
-  refusals.add({5, protocol::ArmStatus::kArmed, {}});
+  refusals.add({1, arch::ArmStatus::kArmed, {}});
+  refusals.add({2, arch::ArmStatus::kBlacklisted, "signals blocked"});
+  refusals.add({3, arch::ArmStatus::kBlacklisted, "signals blocked"});
+  refusals.add({4, arch::ArmStatus::kRejected, "rip-relative"});
+  refusals.add({5, arch::ArmStatus::kArmed, {}});
   EXPECT_FALSE(refusals.fatal());
   EXPECT_EQ(refusals.render(),
             "dprobe: p libc.so.6:*: 3 of 5 functions not probed:\n"
@@ -97,7 +97,7 @@ TEST(RefusalReport, AWildcardsRefusedFunctionsAreOneSummaryNotErrors) {
 TEST(RefusalReport, AProbeWrittenOnItsOwnIsAnErrorThatEndsTheSession) {
   const lang::DefinitionSet set = set_with_wildcard();
   RefusalReport refusals(set);
-  refusals.add({1, protocol::ArmStatus::kBlacklisted, "signals blocked"});
+  refusals.add({1, arch::ArmStatus::kBlacklisted, "signals blocked"});
   EXPECT_TRUE(refusals.fatal());
   EXPECT_EQ(refusals.render(),
             "dprobe: error: Probe point is on the blacklist (BLACKLISTED)\n"
@@ -117,7 +117,7 @@ TEST(RefusalReport, ManyFunctionsAreNamedUpToALimitThenCounted) {
     ASSERT_TRUE(set.apply(std::move(*each), "probes.txt:2"));
   }
   RefusalReport refusals(set);
-  for (uint16_t id = 1; id <= 9; ++id) refusals.add({id, protocol::ArmStatus::kNoSlot, {}});
+  for (uint16_t id = 1; id <= 9; ++id) refusals.add({id, arch::ArmStatus::kNoSlot, {}});
   EXPECT_EQ(
       refusals.render(),
       "dprobe: probes.txt:2: p libm.so.6:f*: 9 of 9 functions not probed:\n"
@@ -128,7 +128,7 @@ TEST(RefusalReport, ManyFunctionsAreNamedUpToALimitThenCounted) {
 TEST(RefusalReport, EventsOfOtherSessionsAreIgnored) {
   const lang::DefinitionSet set = set_with_wildcard();
   RefusalReport refusals(set);
-  refusals.add({99, protocol::ArmStatus::kRejected, {}});
+  refusals.add({99, arch::ArmStatus::kRejected, {}});
   EXPECT_FALSE(refusals.fatal());
   EXPECT_EQ(refusals.render(), "");
 }

@@ -322,7 +322,7 @@ TEST_F(ProbeRegistryTest, ProbeInsideAnInstructionFailsWithAListing) {
   ProbeRegistry registry = make_registry();
   auto added = registry.add(site(probed(), 5), 0);  // inside mov eax, imm32
   ASSERT_FALSE(added);
-  EXPECT_EQ(added.error().status, AddStatus::kNotBoundary);
+  EXPECT_EQ(added.error().status, arch::ArmStatus::kNotBoundary);
   const std::string& message = added.error().message;
   EXPECT_THAT(message, HasSubstr("inside an instruction (EILSEQ)"));
   EXPECT_THAT(message, HasSubstr("mov eax, 0x12345678"));
@@ -336,7 +336,7 @@ TEST_F(ProbeRegistryTest, EveryByteInsideAnInstructionIsRefused) {
   for (const uint64_t offset : {2u, 3u, 5u, 6u, 7u, 8u, 10u, 11u}) {
     auto added = registry.add(site(probed(), offset), 0);
     ASSERT_FALSE(added) << offset;
-    EXPECT_EQ(added.error().status, AddStatus::kNotBoundary) << offset;
+    EXPECT_EQ(added.error().status, arch::ArmStatus::kNotBoundary) << offset;
   }
   EXPECT_EQ(registry.size(), 0u);
 }
@@ -345,12 +345,12 @@ TEST_F(ProbeRegistryTest, BreakpointAndUndefinedInstructionsAreRejected) {
   ProbeRegistry registry = make_registry();
   auto int3 = registry.add(site(traps(), 0, kTrapsBytes), 0);
   ASSERT_FALSE(int3);
-  EXPECT_EQ(int3.error().status, AddStatus::kRejected);
+  EXPECT_EQ(int3.error().status, arch::ArmStatus::kRejected);
   EXPECT_THAT(int3.error().message, HasSubstr("int3"));
 
   auto ud2 = registry.add(site(traps(), 1, kTrapsBytes), 0);
   ASSERT_FALSE(ud2);
-  EXPECT_EQ(ud2.error().status, AddStatus::kRejected);
+  EXPECT_EQ(ud2.error().status, arch::ArmStatus::kRejected);
   EXPECT_THAT(ud2.error().message, HasSubstr("ud2"));
   EXPECT_EQ(registry.size(), 0u);
 }
@@ -363,17 +363,17 @@ TEST_F(ProbeRegistryTest, BlacklistedRangesAreRefusedWithTheReason) {
   for (const uint64_t offset : {1u, 4u}) {
     auto added = registry.add(site(probed(), offset), 0);
     ASSERT_FALSE(added) << offset;
-    EXPECT_EQ(added.error().status, AddStatus::kBlacklisted);
+    EXPECT_EQ(added.error().status, arch::ArmStatus::kBlacklisted);
     EXPECT_EQ(added.error().message, "the agent itself");
   }
   // Even a byte inside an instruction says blacklisted first.
   auto inside = registry.add(site(probed(), 5), 0);
   ASSERT_FALSE(inside);
-  EXPECT_EQ(inside.error().status, AddStatus::kBlacklisted);
+  EXPECT_EQ(inside.error().status, arch::ArmStatus::kBlacklisted);
 
   auto other = registry.add(site(rip_function(), 0, kRipBytes), 0);
   ASSERT_FALSE(other);
-  EXPECT_EQ(other.error().status, AddStatus::kBlacklisted);
+  EXPECT_EQ(other.error().status, arch::ArmStatus::kBlacklisted);
   EXPECT_EQ(other.error().message, "signal return trampoline");
 
   // The range ends before its end address: +0 and +9 are free.
@@ -392,7 +392,7 @@ TEST_F(ProbeRegistryTest, UnmappedAddressIsNotMapped) {
   ProbeRegistry registry = make_registry();
   auto added = registry.add({address, address, 16}, 0);
   ASSERT_FALSE(added);
-  EXPECT_EQ(added.error().status, AddStatus::kNotMapped);
+  EXPECT_EQ(added.error().status, arch::ArmStatus::kNotMapped);
   EXPECT_THAT(added.error().message, HasSubstr("not readable code"));
 }
 

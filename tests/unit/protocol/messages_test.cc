@@ -238,17 +238,19 @@ ArmReport rich_arm_report() {
   ArmReport report;
   report.trace_memory_bytes = 0x04123000;
   report.results = {
-      {0, ArmStatus::kArmed, ""},
-      {1, ArmStatus::kNotBoundary,
+      {0, arch::ArmStatus::kArmed, ""},
+      {1, arch::ArmStatus::kNotBoundary,
        "the address is inside an instruction (EILSEQ):\n"
        "  0x401136: 55                   push rbp\n"
        "> 0x401137: 48 89 e5             mov rbp, rsp  <- probe at +0x1\n"
        "  0x40113a: b8 2a 00 00 00       mov eax, 0x2a"},
-      {2, ArmStatus::kRejected, "0x401140: cc   int3: int3: another breakpoint is already there"},
-      {3, ArmStatus::kBlacklisted, "the agent itself"},
-      {4, ArmStatus::kNoSlot, "no free address within reach for an out-of-line slot"},
-      {5, ArmStatus::kNotMapped, "0x10 is not readable code"},
-      {65535, ArmStatus::kPatchFailed, std::string("writing code at 0x1: \0 Bad address", 34)},
+      {2, arch::ArmStatus::kRejected,
+       "0x401140: cc   int3: int3: another breakpoint is already there"},
+      {3, arch::ArmStatus::kBlacklisted, "the agent itself"},
+      {4, arch::ArmStatus::kNoSlot, "no free address within reach for an out-of-line slot"},
+      {5, arch::ArmStatus::kNotMapped, "0x10 is not readable code"},
+      {65535, arch::ArmStatus::kPatchFailed,
+       std::string("writing code at 0x1: \0 Bad address", 34)},
   };
   report.states = {{0x401136, true, ""}, {0x401140, false, "indirect jump (jump table?)"}};
   return report;
