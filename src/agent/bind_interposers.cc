@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "agent/agent.h"
+#include "arch/runtime/platform.h"
 
 namespace dprobe::agent {
 namespace {
@@ -28,13 +29,8 @@ constexpr std::array kInterposed = {
     "sigwait",         "sigsuspend",   "sigaltstack",
 };
 
-#if defined(__x86_64__)
-constexpr uint32_t kJumpSlot = R_X86_64_JUMP_SLOT;
-constexpr uint32_t kGlobDat = R_X86_64_GLOB_DAT;
-#elif defined(__aarch64__)
-constexpr uint32_t kJumpSlot = R_AARCH64_JUMP_SLOT;
-constexpr uint32_t kGlobDat = R_AARCH64_GLOB_DAT;
-#endif
+constexpr uint32_t kJumpSlot = arch::kJumpSlotReloc;
+constexpr uint32_t kGlobDat = arch::kGlobDatReloc;
 
 std::atomic<bool> g_loaded_late{false};
 

@@ -26,7 +26,7 @@ class SafeMemory final : public arch::MemoryAccess {
 
 // Entry events record now; return events take an instance (a hijacked
 // return address) and record when the function returns.
-void run_handlers(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+void run_handlers(const core::Probe& probe, arch::SavedRegs& regs, const StackInfo& stack,
                   ThreadTrace& thread, AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
@@ -54,7 +54,7 @@ void count_misses(const core::Probe& probe, AgentState& state) noexcept {
 // the session is over, on the agent's own threads or its own work, or
 // inside a handler already (counted as a miss, as the kernel's
 // kprobe_running() does).
-void on_probe_hit(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+void on_probe_hit(const core::Probe& probe, arch::SavedRegs& regs, const StackInfo& stack,
                   AgentState& state) noexcept {
   ThreadTrace& thread = current_thread();
   const bool untraced = thread.is_agent || thread.in_agent;

@@ -69,9 +69,7 @@ void free_instance(uint32_t index, ReturnMachinery& m) noexcept {
 }
 
 bool still_in_its_slot(uint32_t index, ReturnMachinery& m) noexcept {
-  uint64_t in_slot = 0;
-  return arch::safe_read(&in_slot, m.pool.at(index).stack_slot, 8) &&
-         in_slot == m.stubs->address(index);
+  return arch::frame_returns_to(m.pool.at(index).stack_slot, m.stubs->address(index));
 }
 
 // The newest live instance leaves the thread's stack: a zombie until its
@@ -174,7 +172,7 @@ uint32_t entry_args_needed(const core::Probe& probe, uint64_t handlers, AgentSta
 
 void fetch_entry_args(ReturnInstance& instance, uint32_t count,
                       const arch::SavedRegs& regs) noexcept {
-  const uint64_t sp = regs.slot[arch::x86_64::kSp];
+  const uint64_t sp = regs.slot[arch::kSpSlot];
   for (uint32_t n = 1; n <= count; ++n) {
     const arch::ArgLocation where = arch::argument_location(arch::host_isa(), n);
     uint64_t value = 0;
@@ -185,18 +183,6 @@ void fetch_entry_args(ReturnInstance& instance, uint32_t count,
     }
     instance.entry_args[n - 1] = value;
   }
-}
-
-// Registers as the trap handler's saved frame has them, from the
-// trampoline's pushes (r15 first in memory, rax last).
-void load_return_regs(const uint64_t* saved, const ReturnInstance& instance,
-                      arch::SavedRegs& regs) noexcept {
-  using namespace arch::x86_64;
-  constexpr Reg kPushOrder[] = {kR15, kR14, kR13, kR12, kR11, kR10, kR9, kR8,
-                                kDi,  kSi,  kBp,  kBx,  kDx,  kCx,  kAx};
-  for (size_t i = 0; i < std::size(kPushOrder); ++i) regs.slot[kPushOrder[i]] = saved[i];
-  regs.slot[kSp] = instance.stack_slot + 8;  // as after the function's own ret
-  regs.slot[kIp] = instance.caller;
 }
 
 void record_return(const AgentEvent& event, const ReturnInstance& instance,
@@ -235,7 +221,7 @@ void run_return_events(const ReturnInstance& instance, const uint64_t* saved, Th
   if (probe == nullptr) return;
   ensure_ring(thread, *state.memory);
   arch::SavedRegs regs{};
-  load_return_regs(saved, instance, regs);
+  arch::load_return_regs(saved, instance.stack_slot, instance.caller, regs);
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);
     if (((instance.handlers >> k) & 1) && event != nullptr) {
@@ -319,11 +305,11 @@ bool init_return_probes() {
   return true;
 }
 
-void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackInfo& stack,
                    uint64_t entry_time, ThreadTrace& thread, AgentState& state) noexcept {
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
-  const uint64_t slot = regs.slot[arch::x86_64::kSp];  // at entry: the return address
+  const uint64_t slot = arch::entry_frame(regs);
   const bool on_altstack = (stack.known ? stack : current_signal_stack(thread)).contains(slot);
   drop_stale(slot, on_altstack, thread, *m, state);
   sweep_zombies(thread, *m);
@@ -331,7 +317,7 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const 
   if (handlers == 0) return;
   uint64_t return_address = 0;
   const auto index = m->pool.acquire();
-  if (!index || !arch::safe_read(&return_address, slot, 8)) {
+  if (!index || !arch::read_return_address(regs, return_address)) {
     if (index) m->pool.release(*index);
     count_misses(probe, handlers, state);
     return;
@@ -352,7 +338,7 @@ void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const 
   fetch_entry_args(instance, entry_args_needed(probe, handlers, state), regs);
   instance.state.store(core::kInstanceLive, std::memory_order_release);
   const uint64_t stub = m->stubs->address(*index);
-  if (!arch::safe_write(slot, &stub, 8)) {
+  if (!arch::replace_return_address(regs, stub)) {
     free_instance(*index, *m);
     count_misses(probe, handlers, state);
     return;

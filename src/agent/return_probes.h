@@ -38,7 +38,7 @@ struct StackInfo {
 // At the entry of a probe with return events: hijacks the return address
 // for those of them that have a free instance; counts a miss for the rest.
 // `entry_time` (the record clock) goes into their records.
-void hijack_return(const core::Probe& probe, const arch::SavedRegs& regs, const StackInfo& stack,
+void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackInfo& stack,
                    uint64_t entry_time, ThreadTrace& thread, AgentState& state) noexcept;
 
 // Drops the instances of the threads of process `pid` that have exited,

@@ -7,44 +7,8 @@
 #include "agent/kernel_signal.h"
 #include "agent/signal_table.h"
 #include "arch/runtime/context.h"
+#include "arch/runtime/guarded_syscall.h"
 #include "arch/runtime/raw_syscall.h"
-
-// The wait: a system call that must not start once a signal was kept
-// pending after the caller looked. The counter is compared inside the
-// window; a signal kept while the thread is between the compare and the
-// syscall instruction moves it to the interrupted exit instead
-// (keep_pending), so the wait cannot begin after the signal came.
-//   long dprobe_wait_syscall(nr, a, b, c, d, const uint32_t* arrivals, uint32_t seen)
-#if defined(__x86_64__)
-__asm__(
-    ".text\n"
-    ".p2align 4\n"
-    ".type dprobe_wait_syscall,@function\n"
-    "dprobe_wait_syscall:\n"
-    "  mov %rdi, %rax\n"
-    "  mov %rsi, %rdi\n"
-    "  mov %rdx, %rsi\n"
-    "  mov %rcx, %rdx\n"
-    "  mov %r8, %r10\n"
-    "  mov 8(%rsp), %ecx\n"
-    "dprobe_wait_window:\n"
-    "  cmp %ecx, (%r9)\n"
-    "  jne dprobe_wait_interrupted\n"
-    "dprobe_wait_insn:\n"
-    "  syscall\n"
-    "  ret\n"
-    "dprobe_wait_interrupted:\n"
-    "  mov $-512, %rax\n"
-    "  ret\n"
-    ".size dprobe_wait_syscall, .-dprobe_wait_syscall\n");
-extern "C" {
-long dprobe_wait_syscall(long nr, long a, long b, long c, long d, const uint32_t* arrivals,
-                         uint32_t seen);
-void dprobe_wait_window();
-void dprobe_wait_insn();
-void dprobe_wait_interrupted();
-}
-#endif
 
 namespace dprobe::agent {
 namespace {
@@ -82,14 +46,6 @@ uint64_t lowest_signal(SignalMask set) { return static_cast<uint64_t>(__builtin_
 
 }  // namespace
 
-uint64_t context_sp(const ucontext_t& context) {
-#if defined(__x86_64__)
-  return static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]);
-#else
-  return context.uc_mcontext.sp;
-#endif
-}
-
 SignalMask program_blocked(uint64_t sp, SignalMask real) {
   ThreadSignals& t = t_signals;
   real &= ~kHeld;
@@ -119,15 +75,7 @@ void keep_pending(int sig, const siginfo_t& info, ucontext_t& context) {
     __atomic_fetch_or(&t.pending, bit, __ATOMIC_RELAXED);
   }
   __atomic_fetch_add(&t.arrivals, 1, __ATOMIC_RELAXED);
-#if defined(__x86_64__)
-  const uint64_t pc = arch::context_pc(context);
-  if (pc >= reinterpret_cast<uint64_t>(&dprobe_wait_window) &&
-      pc <= reinterpret_cast<uint64_t>(&dprobe_wait_insn)) {
-    arch::set_context_pc(context, reinterpret_cast<uint64_t>(&dprobe_wait_interrupted));
-  }
-#else
-  (void)context;
-#endif
+  arch::leave_guarded_window(context);
 }
 
 int take_pending(SignalMask wanted, siginfo_t* info) {
@@ -186,12 +134,7 @@ void leave_handler(ucontext_t& context, uint64_t frame_sp) {
 uint32_t pending_arrivals() { return __atomic_load_n(&t_signals.arrivals, __ATOMIC_RELAXED); }
 
 long wait_syscall(long nr, long a, long b, long c, long d, uint32_t seen) {
-#if defined(__x86_64__)
-  return dprobe_wait_syscall(nr, a, b, c, d, &t_signals.arrivals, seen);
-#else
-  if (pending_arrivals() != seen) return kWaitInterrupted;
-  return arch::raw_syscall(nr, a, b, c, d);
-#endif
+  return arch::guarded_syscall(nr, a, b, c, d, &t_signals.arrivals, seen);
 }
 
 void forget_pending() { __atomic_store_n(&t_signals.pending, 0, __ATOMIC_RELAXED); }

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "agent/signal_action.h"
+#include "arch/runtime/guarded_syscall.h"
 
 namespace dprobe::agent {
 
@@ -57,15 +58,12 @@ void leave_handler(ucontext_t& context, uint64_t frame_sp);
 // after the caller looked: `nr` with four arguments; kWaitInterrupted
 // (a code the kernel never returns to user space) without waiting if a
 // signal was kept after `seen` was read.
-constexpr long kWaitInterrupted = -512;
+constexpr long kWaitInterrupted = arch::kGuardInterrupted;
 uint32_t pending_arrivals();
 long wait_syscall(long nr, long a, long b, long c, long d, uint32_t seen);
 
 // After fork: the child has no signals pending.
 void forget_pending();
-
-// The interrupted stack pointer of a context, and this frame's own.
-uint64_t context_sp(const ucontext_t& context);
 
 }  // namespace dprobe::agent
 

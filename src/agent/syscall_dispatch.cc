@@ -271,7 +271,7 @@ void record_enter(const Filter& filter, const Call& call, ThreadTrace& thread) {
 
 void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elapsed_ns,
                  ThreadTrace& thread) {
-  call.regs->slot[arch::x86_64::kAx] = static_cast<uint64_t>(result);
+  call.regs->slot[arch::kSyscallResultSlot] = static_cast<uint64_t>(result);
   thread.in_handler = true;
   record_all(filter.exit_of(static_cast<uint32_t>(call.nr)), call, thread);
   record_all(filter.raw_exit, call, thread);
@@ -291,16 +291,13 @@ Call call_of(const siginfo_t& info, const ucontext_t& context, arch::SavedRegs& 
   call.regs = &regs;
   call.nr = info.si_syscall;
   call.site = reinterpret_cast<uint64_t>(info.si_call_addr);
-  regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
-  regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(call.nr);
+  regs.slot[arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(call.nr);
+  regs.slot[arch::kSyscallNrSlot] = static_cast<uint64_t>(call.nr);
   return call;
 }
 
 long arg(const Call& call, int index) {
-  static constexpr arch::x86_64::Reg kArgs[] = {arch::x86_64::kDi, arch::x86_64::kSi,
-                                                arch::x86_64::kDx, arch::x86_64::kR10,
-                                                arch::x86_64::kR8, arch::x86_64::kR9};
-  return static_cast<long>(call.regs->slot[kArgs[index]]);
+  return static_cast<long>(call.regs->slot[arch::kSyscallArgSlots[index]]);
 }
 
 // ---- Calls made elsewhere than in the handler -----------------------------
@@ -333,11 +330,11 @@ bool is_clone_family(int64_t nr) {
 
 // The child's clone flags, read in the child (memory is shared, or copied).
 uint64_t clone_flags(int64_t nr, const arch::SavedRegs& regs) {
-  if (nr == SYS_clone) return regs.slot[arch::x86_64::kDi];
+  if (nr == SYS_clone) return regs.slot[arch::kSyscallArgSlots[0]];
   if (nr == SYS_vfork) return CLONE_VM | CLONE_VFORK;
   if (nr == SYS_clone3) {
     uint64_t flags = 0;  // clone_args.flags is the first field
-    arch::safe_read(&flags, regs.slot[arch::x86_64::kDi], sizeof(flags));
+    arch::safe_read(&flags, regs.slot[arch::kSyscallArgSlots[0]], sizeof(flags));
     return flags;
   }
   return 0;
@@ -440,13 +437,13 @@ long make_call_for(const Call& call, ucontext_t& context) {
   if (!made.answered) return result;
   arch::SavedRegs regs;
   arch::load_regs(context, regs);
-  return static_cast<long>(regs.slot[arch::x86_64::kAx]);
+  return static_cast<long>(regs.slot[arch::kSyscallResultSlot]);
 }
 
 void set_result(ucontext_t& context, long result) {
   arch::SavedRegs regs;
   arch::load_regs(context, regs);
-  regs.slot[arch::x86_64::kAx] = static_cast<uint64_t>(result);
+  regs.slot[arch::kSyscallResultSlot] = static_cast<uint64_t>(result);
   arch::store_regs(regs, context);
 }
 
@@ -621,7 +618,7 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
   const int64_t key = gadget.key.load(std::memory_order_acquire);
   call.nr = key >> 1;
   call.site = gadget.back.load(std::memory_order_acquire);
-  const auto result = static_cast<int64_t>(regs.slot[arch::x86_64::kAx]);
+  const auto result = static_cast<int64_t>(regs.slot[arch::kSyscallResultSlot]);
   arch::set_context_pc(context, call.site);
   if (result == 0) {
     // The child. A thread of this process traces on (its dispatch is off
@@ -635,7 +632,7 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
   ThreadTrace& thread = current_thread();
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   if (filter == nullptr || !traced_here(thread)) return true;
-  regs.slot[arch::x86_64::kOrigAx] = static_cast<uint64_t>(call.nr);
+  regs.slot[arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(call.nr);
   const uint64_t elapsed = t_clone_start_ns != 0 ? monotonic_ns() - t_clone_start_ns : 0;
   record_exit(*filter, call, result, elapsed, thread);
   return true;
@@ -667,7 +664,7 @@ std::vector<uint64_t> take_queued_sites() {
 extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
     dprobe::arch::SavedRegs* regs, uint64_t syscall_address) noexcept {
   using namespace dprobe::agent;
-  const auto nr = static_cast<int64_t>(regs->slot[dprobe::arch::x86_64::kAx]);
+  const auto nr = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallNrSlot]);
   char* selector = own_selector();
   // Off on this thread, or already let through (a handler of the program
   // interrupted a call made from a site): nothing to see.
@@ -679,7 +676,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   call.nr = nr;
   call.site = syscall_address + 2;
   call.regs = regs;  // its orig_ax slot is the frame's own, never restored
-  regs->slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(nr);
+  regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(nr);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
   const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(nr));
@@ -698,7 +695,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   }
   if (t_call.substituted) {
     t_call.result = made;
-    regs->slot[dprobe::arch::x86_64::kAx] = SYS_getppid;  // the syscall, made harmless
+    regs->slot[dprobe::arch::kSyscallNrSlot] = SYS_getppid;  // the syscall, made harmless
   } else if (takes_descriptor(nr)) {
     enter_program_open();
     t_call.gated = true;
@@ -717,15 +714,15 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   // the dispatch off on this thread (stop_syscall_tracing).
   if (char* selector = own_selector()) *selector = kSelectorBlock;
   if (t_call.substituted)
-    regs->slot[dprobe::arch::x86_64::kAx] = static_cast<uint64_t>(t_call.result);
+    regs->slot[dprobe::arch::kSyscallResultSlot] = static_cast<uint64_t>(t_call.result);
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   if (!t_call.traced || filter == nullptr) return;
   Call call;
   call.nr = t_call.nr;
   call.site = syscall_address + 2;
   call.regs = regs;
-  regs->slot[dprobe::arch::x86_64::kOrigAx] = static_cast<uint64_t>(t_call.nr);
-  const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::x86_64::kAx]);
+  regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(t_call.nr);
+  const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallResultSlot]);
   const uint64_t elapsed = t_call.start_ns != 0 ? monotonic_ns() - t_call.start_ns : 0;
   record_exit(*filter, call, result, elapsed, current_thread());
 }

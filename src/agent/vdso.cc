@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "arch/runtime/platform.h"
 #include "arch/runtime/raw_syscall.h"
 
 // glibc >= 2.35 registers an rseq area for every thread and exports where.
@@ -30,13 +31,8 @@ using GetCpu = long (*)(unsigned*, unsigned*, void*);
 ClockGettime g_clock_gettime = nullptr;
 GetCpu g_getcpu = nullptr;
 
-#if defined(__x86_64__)
-constexpr const char* kClockName = "__vdso_clock_gettime";
-constexpr const char* kGetCpuName = "__vdso_getcpu";
-#else
-constexpr const char* kClockName = "__kernel_clock_gettime";
-constexpr const char* kGetCpuName = "__kernel_getcpu";
-#endif
+constexpr const char* kClockName = arch::kVdsoClockGettime;
+constexpr const char* kGetCpuName = arch::kVdsoGetcpu;
 
 // The vDSO is a tiny ELF image mapped by the kernel: walk its dynamic
 // symbol table for a name.
@@ -75,18 +71,6 @@ void* vdso_symbol(const char* name) {
 
 bool rseq_registered() { return &__rseq_size != nullptr && __rseq_size > 0; }
 
-const char* thread_pointer() noexcept {
-#if defined(__x86_64__)
-  const char* tp;
-  asm("mov %%fs:0, %0" : "=r"(tp));  // the TCB's pointer to itself
-  return tp;
-#else
-  const char* tp;
-  asm("mrs %0, tpidr_el0" : "=r"(tp));
-  return tp;
-#endif
-}
-
 }  // namespace
 
 void init_clock() {
@@ -96,15 +80,15 @@ void init_clock() {
 
 trace::ClockKind choose_record_clock(bool cycles_wanted) noexcept {
   bool cycles = cycles_wanted;
-#if defined(__x86_64__)
-  // A program may have made rdtsc fault (prctl PR_SET_TSC, as record-and-
-  // replay tools do): then the vDSO's clock, which knows, is the one.
-  int tsc_mode = 0;
-  if (arch::raw_syscall(SYS_prctl, PR_GET_TSC, arch::raw_arg(&tsc_mode)) != 0 ||
-      tsc_mode != PR_TSC_ENABLE) {
-    cycles = false;
+  if (arch::kCycleCounterMayBeOff) {
+    // A program may have made the counter fault (prctl PR_SET_TSC): then
+    // the vDSO's clock, which knows, is the one.
+    int tsc_mode = 0;
+    if (arch::raw_syscall(SYS_prctl, PR_GET_TSC, arch::raw_arg(&tsc_mode)) != 0 ||
+        tsc_mode != PR_TSC_ENABLE) {
+      cycles = false;
+    }
   }
-#endif
   g_record_cycles.store(cycles, std::memory_order_relaxed);
   return cycles ? trace::ClockKind::kCycles : trace::ClockKind::kMonotonic;
 }
@@ -122,7 +106,7 @@ uint64_t monotonic_ns() noexcept {
 uint32_t current_cpu() noexcept {
   if (rseq_registered()) {
     // struct rseq starts with cpu_id_start, then cpu_id (both u32).
-    const auto* area = thread_pointer() + __rseq_offset;
+    const auto* area = arch::thread_pointer() + __rseq_offset;
     uint32_t cpu;
     __builtin_memcpy(&cpu, area + 4, sizeof(cpu));
     if (static_cast<int32_t>(cpu) >= 0) return cpu;

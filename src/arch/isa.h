@@ -12,6 +12,9 @@
 #include <optional>
 #include <string_view>
 
+#include "arch/arm64/regs.h"
+#include "arch/x86_64/regs.h"
+
 namespace dprobe::arch {
 
 enum class Isa : uint8_t { kX86_64, kArm64 };
@@ -19,6 +22,22 @@ enum class Isa : uint8_t { kX86_64, kArm64 };
 // The ISA this binary was built for.
 Isa host_isa();
 std::string_view isa_name(Isa isa);
+
+// The saved register frame of each ISA: how many slots, and the slots of
+// the stack pointer and of the return value (the kernel's
+// regs_return_value). Inline: the fetch programs read them on every hit.
+constexpr uint16_t register_count(Isa isa) {
+  if (isa == Isa::kX86_64) return x86_64::kRegCount;
+  return arm64::kRegCount;
+}
+constexpr uint16_t stack_pointer_slot(Isa isa) {
+  if (isa == Isa::kX86_64) return x86_64::kSp;
+  return arm64::kSp;
+}
+constexpr uint16_t return_value_slot(Isa isa) {
+  if (isa == Isa::kX86_64) return x86_64::kAx;
+  return arm64::kX0;
+}
 
 // Slot of a named register in the ISA's saved register frame (the agent's
 // equivalent of pt_regs), or nullopt for a name the ISA does not have.

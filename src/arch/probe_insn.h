@@ -11,6 +11,7 @@
 #ifndef DPROBE_ARCH_PROBE_INSN_H_
 #define DPROBE_ARCH_PROBE_INSN_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -34,6 +35,18 @@ namespace dprobe::arch {
 #if defined(__x86_64__)
 using SavedRegs = x86_64::SavedRegs;
 inline constexpr uint16_t kIpSlot = x86_64::kIp;
+inline constexpr uint16_t kSpSlot = x86_64::kSp;
+// The system call ABI in the saved frame: the number (and orig_ax, where
+// the kernel keeps it for a restart), the result, the six arguments.
+inline constexpr uint16_t kSyscallNrSlot = x86_64::kAx;
+inline constexpr uint16_t kSyscallOrigNrSlot = x86_64::kOrigAx;
+inline constexpr uint16_t kSyscallResultSlot = x86_64::kAx;
+inline constexpr uint16_t kSyscallArgSlots[6] = {x86_64::kDi,  x86_64::kSi, x86_64::kDx,
+                                                 x86_64::kR10, x86_64::kR8, x86_64::kR9};
+// The unwinder's registers by DWARF column (core/unwind_registers.h).
+inline constexpr uint32_t kDwarfColumns = x86_64::kDwarfColumns;
+inline constexpr uint32_t kDwarfSpColumn = x86_64::kDwarfSpColumn;
+inline constexpr auto kSlotOfDwarfColumn = x86_64::kSlotOfDwarfColumn;
 
 using OptimizePlan = x86_64::OptimizePlan;
 inline constexpr size_t kTrampolineBytes = x86_64::kTrampolineSize;
@@ -44,6 +57,20 @@ struct ProbeInsn {
   x86_64::Insn insn;
   x86_64::Classified cls;
 };
+
+// The longest instruction, in bytes.
+inline constexpr size_t kMaxInsnBytes = x86_64::kMaxInsnLength;
+// How far an out-of-line slot may be from its code: ±1 GiB, so that a
+// copied instruction's RIP-relative operand (within ±2 GiB of the code)
+// and the jump back still reach in most cases.
+inline constexpr uint64_t kSlotReach = uint64_t{1} << 30;
+
+// The probed instruction's address, and its bytes (kMaxInsnBytes of them,
+// zero past its end: a key that tells two instructions apart).
+inline uint64_t insn_address(const ProbeInsn& insn) { return insn.insn.address; }
+inline const std::array<uint8_t, kMaxInsnBytes>& insn_bytes(const ProbeInsn& insn) {
+  return insn.insn.bytes;
+}
 #endif
 
 // Decodes from the function's start (when its bytes are known) to check the

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,33 +58,6 @@ bool is_zombie(pid_t pid, pid_t tid) {
   const size_t close = text.rfind(')');
   return close != std::string::npos && close + 2 < text.size() &&
          (text[close + 2] == 'Z' || text[close + 2] == 'X');
-}
-
-bool read_regs(pid_t tid, user_regs_struct& regs) {
-  return ::ptrace(PTRACE_GETREGS, tid, nullptr, &regs) == 0;
-}
-bool write_regs(pid_t tid, const user_regs_struct& regs) {
-  return ::ptrace(PTRACE_SETREGS, tid, nullptr, &regs) == 0;
-}
-
-// The kernel's -ERESTART_RESTARTBLOCK: a system call (nanosleep, poll,
-// futex with a timeout) stopped here continues through restart_syscall and
-// the thread's restart block. The calls made meanwhile run the agent's
-// signal handlers, and every sigreturn resets that block, so the restart
-// would find nothing and return EINTR, which the program never asked for.
-constexpr long long kRestartRestartBlock = -516;
-
-// Makes the thread issue its stopped system call again once it runs on, as
-// the kernel does for the other -ERESTART codes: the program sees at most a
-// longer wait (which scheduling may give it anyway), never EINTR.
-void reissue_stopped_syscall(user_regs_struct& regs) {
-  if (static_cast<long long>(regs.orig_rax) < 0 ||
-      static_cast<long long>(regs.rax) != kRestartRestartBlock) {
-    return;
-  }
-  regs.rax = regs.orig_rax;
-  regs.rip -= 2;                                        // back onto the syscall instruction (0f 05)
-  regs.orig_rax = static_cast<unsigned long long>(-1);  // no restart of the kernel's on top
 }
 
 Result<void> write_memory(pid_t pid, uint64_t address, const void* data, size_t size) {
@@ -171,9 +143,11 @@ Result<void> TracedProcess::wait_for_stop(pid_t tid) {
 
 Result<uint64_t> TracedProcess::push_string(const std::string& text) {
   if (scratch_ == 0) {
-    user_regs_struct regs{};
-    if (!read_regs(caller_, regs)) return fail("cannot read registers: " + errno_text());
-    scratch_ = (regs.rsp - kStackGap) & ~uint64_t{15};
+    arch::RemoteRegs regs{};
+    if (!arch::read_remote_regs(caller_, regs)) {
+      return fail("cannot read registers: " + errno_text());
+    }
+    scratch_ = (arch::remote_sp(regs) - kStackGap) & ~uint64_t{15};
   }
   scratch_ = (scratch_ - text.size() - 1) & ~uint64_t{15};
   if (auto written = write_memory(caller_, scratch_, text.c_str(), text.size() + 1); !written) {
@@ -184,28 +158,25 @@ Result<uint64_t> TracedProcess::push_string(const std::string& text) {
 
 Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<uint64_t> args,
                                      std::chrono::milliseconds timeout) {
-  user_regs_struct saved{};
-  user_fpregs_struct saved_fp{};
-  if (!read_regs(caller_, saved) || ::ptrace(PTRACE_GETFPREGS, caller_, nullptr, &saved_fp) != 0) {
+  arch::RemoteRegs saved{};
+  if (!arch::read_remote_regs(caller_, saved)) {
     return fail("cannot read registers: " + errno_text());
   }
-  reissue_stopped_syscall(saved);
-  if (scratch_ == 0) scratch_ = (saved.rsp - kStackGap) & ~uint64_t{15};
-  user_regs_struct regs = saved;
+  arch::reissue_stopped_syscall(saved);
+  if (scratch_ == 0) scratch_ = (arch::remote_sp(saved) - kStackGap) & ~uint64_t{15};
+  arch::RemoteRegs regs = saved;
   // A call returns to address 0: the fault there is how we know it is done.
+  const uint64_t return_slot =
+      arch::set_up_remote_call(regs, function, {args.begin(), args.size()}, scratch_ - 256);
   const uint64_t return_address = 0;
-  regs.rsp = ((scratch_ - 256) & ~uint64_t{15}) - 8;  // as right after a call
-  if (auto pushed = write_memory(caller_, regs.rsp, &return_address, 8); !pushed) {
-    return unexpected(pushed.error());
+  if (return_slot != 0) {
+    if (auto pushed = write_memory(caller_, return_slot, &return_address, 8); !pushed) {
+      return unexpected(pushed.error());
+    }
   }
-  const uint64_t* arg = args.begin();
-  unsigned long long* const slots[] = {&regs.rdi, &regs.rsi, &regs.rdx,
-                                       &regs.rcx, &regs.r8,  &regs.r9};
-  for (size_t i = 0; i < args.size() && i < 6; ++i) *slots[i] = arg[i];
-  regs.rip = function;
-  regs.rax = 0;
-  regs.orig_rax = static_cast<unsigned long long>(-1);  // a stopped system call is not restarted
-  if (!write_regs(caller_, regs)) return fail("cannot set registers: " + errno_text());
+  if (!arch::write_remote_regs(caller_, regs)) {
+    return fail("cannot set registers: " + errno_text());
+  }
   if (::ptrace(PTRACE_CONT, caller_, nullptr, nullptr) != 0)
     return fail("cannot resume: " + errno_text());
 
@@ -216,7 +187,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
     const pid_t tid = ::waitpid(-1, &status, __WALL | WNOHANG);
     if (tid == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
-        if (auto back = take_back(saved, saved_fp); !back) return unexpected(back.error());
+        if (auto back = take_back(saved); !back) return unexpected(back.error());
         return fail("the process did not finish the call in time (a lock it needs may be held)");
       }
       std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -236,15 +207,15 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
       continue;
     }
     const int sig = WSTOPSIG(status);
-    user_regs_struct now{};
-    if (sig == SIGSEGV && read_regs(caller_, now) && now.rip == 0) {
-      result = now.rax;
+    arch::RemoteRegs now{};
+    if (sig == SIGSEGV && arch::read_remote_regs(caller_, now) && arch::remote_pc(now) == 0) {
+      result = arch::remote_result(now);
       break;
     }
     // Something else arrived for this thread: it gets it, and the call goes on.
     ::ptrace(PTRACE_CONT, caller_, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(sig)));
   }
-  if (!write_regs(caller_, saved) || ::ptrace(PTRACE_SETFPREGS, caller_, nullptr, &saved_fp) != 0) {
+  if (!arch::write_remote_regs(caller_, saved)) {
     return fail("cannot restore registers: " + errno_text());
   }
   return result;
@@ -253,8 +224,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
 // Stops the main thread inside the call that did not return, and puts its
 // registers back as they were before it: the call is abandoned where it
 // waited, and the thread goes on as if it had never been made.
-Result<void> TracedProcess::take_back(const user_regs_struct& regs,
-                                      const user_fpregs_struct& fp_regs) {
+Result<void> TracedProcess::take_back(const arch::RemoteRegs& regs) {
   ::ptrace(PTRACE_INTERRUPT, caller_, nullptr, nullptr);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -264,8 +234,7 @@ Result<void> TracedProcess::take_back(const user_regs_struct& regs,
       return fail("the process ended during the call");
     }
     if (tid == caller_ && WIFSTOPPED(status)) {
-      if (!write_regs(caller_, regs) || ::ptrace(PTRACE_SETFPREGS, caller_, nullptr,
-                                                 const_cast<user_fpregs_struct*>(&fp_regs)) != 0) {
+      if (!arch::write_remote_regs(caller_, regs)) {
         return fail("cannot restore registers: " + errno_text());
       }
       return {};
@@ -276,9 +245,11 @@ Result<void> TracedProcess::take_back(const user_regs_struct& regs,
 }
 
 Result<TracedProcess::StopPoint> TracedProcess::main_stop_point() const {
-  user_regs_struct regs{};
-  if (!read_regs(caller_, regs)) return fail("cannot read registers: " + errno_text());
-  return StopPoint{regs.rip, static_cast<long long>(regs.orig_rax) >= 0};
+  arch::RemoteRegs regs{};
+  if (!arch::read_remote_regs(caller_, regs)) {
+    return fail("cannot read registers: " + errno_text());
+  }
+  return StopPoint{arch::remote_pc(regs), arch::in_remote_syscall(regs)};
 }
 
 Result<void> TracedProcess::read(uint64_t address, void* out, size_t size) const {

@@ -15,7 +15,6 @@
 #define DPROBE_CLI_TRACED_PROCESS_H_
 
 #include <sys/types.h>
-#include <sys/user.h>
 
 #include <chrono>
 #include <cstdint>
@@ -23,6 +22,7 @@
 #include <set>
 #include <string>
 
+#include "arch/runtime/remote_regs.h"
 #include "base/result.h"
 
 namespace dprobe::cli {
@@ -64,7 +64,7 @@ class TracedProcess {
   explicit TracedProcess(pid_t pid) : pid_(pid) {}
   Result<void> seize_all();
   Result<void> wait_for_stop(pid_t tid);
-  Result<void> take_back(const ::user_regs_struct& regs, const ::user_fpregs_struct& fp_regs);
+  Result<void> take_back(const arch::RemoteRegs& regs);
 
   pid_t pid_;
   pid_t caller_ = 0;  // the thread that makes the calls: the main one, or a live one

@@ -11,7 +11,7 @@ namespace dprobe::core {
 namespace {
 
 // Enough bytes past the probe for the longest instruction.
-constexpr uint64_t kInsnReach = 16;
+constexpr uint64_t kInsnReach = arch::kMaxInsnBytes + 1;
 // Decoding from a function's start is linear; past this it is not worth it.
 constexpr uint64_t kMaxDecodeSpan = 1u << 20;
 
@@ -194,7 +194,8 @@ Result<std::unique_ptr<Probe>, arch::Refusal> ProbeRegistry::prepare(const Probe
     probe->function_size = std::min(site.function_size, kMaxDecodeSpan);
   }
   const auto breakpoint = arch::breakpoint_insn();
-  probe->original.assign(insn->insn.bytes.begin(), insn->insn.bytes.begin() + breakpoint.size());
+  const auto& bytes = arch::insn_bytes(*insn);
+  probe->original.assign(bytes.begin(), bytes.begin() + breakpoint.size());
   if (banned != nullptr) {
     probe->jump_only = true;
     if (auto ready = prepare_jump(*probe); !ready) {
@@ -206,9 +207,9 @@ Result<std::unique_ptr<Probe>, arch::Refusal> ProbeRegistry::prepare(const Probe
 }
 
 Result<uint64_t, arch::Refusal> ProbeRegistry::slot_for(const arch::ProbeInsn& insn) {
-  const SlotKey key{insn.insn.address, insn.insn.bytes};
+  const SlotKey key{arch::insn_address(insn), arch::insn_bytes(insn)};
   if (auto cached = slot_cache_.find(key); cached != slot_cache_.end()) return cached->second;
-  auto slot = slots_->allocate(insn.insn.address);
+  auto slot = slots_->allocate(arch::insn_address(insn));
   if (!slot) return failure(arch::ArmStatus::kNoSlot, slot.error().message);
   uint8_t bytes[arch::kSlotBytes];
   auto written = arch::write_slot(insn, *slot, bytes);

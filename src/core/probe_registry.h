@@ -228,7 +228,7 @@ class ProbeRegistry {
   // freed: a thread may be stopped in one for any length of time).
   struct SlotKey {
     uint64_t address;
-    std::array<uint8_t, 15> bytes;
+    std::array<uint8_t, arch::kMaxInsnBytes> bytes;
     auto operator<=>(const SlotKey&) const = default;
   };
 

@@ -40,7 +40,8 @@ enum InstanceState : uint32_t {
 
 struct ReturnInstance {
   uint64_t return_address;  // first: the return stub's unwind info reads it here
-  uint64_t stack_slot;      // the address the return address was taken from
+  uint64_t stack_slot;      // the call's frame (arch::entry_frame): on x86_64, where the
+                            // return address was taken from
   uint64_t entry_args[kMaxEntryArgs];
   uint64_t handlers;    // bit k: the probe's k-th handler got this instance
   uint64_t function;    // the probed function's address, for the record

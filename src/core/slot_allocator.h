@@ -1,8 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Out-of-line slots near the code they stand for: within ±1 GiB, so that a
-// copied instruction's RIP-relative operand (within ±2 GiB of the code) and
-// the jump back still reach in most cases.
+// Out-of-line slots near the code they stand for: within the host ISA's
+// arch::kSlotReach of it, so that a copied instruction's pc-relative
+// operand and the branch back still reach.
 // Slot pages are mapped read+execute from the start and written through the
 // text patcher, like the program's own code.
 //
@@ -31,7 +31,7 @@ class SlotAllocator {
   Result<uint64_t> allocate(uint64_t near, uint64_t bytes = arch::kSlotBytes);
 
   // How far a slot may be from its code.
-  static constexpr uint64_t kReach = uint64_t{1} << 30;
+  static constexpr uint64_t kReach = arch::kSlotReach;
 
  private:
   struct Page {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "arch/runtime/platform.h"
+
 namespace dprobe::core {
 namespace {
 
@@ -150,9 +152,7 @@ bool UnwindObjects::find(uint64_t pc, UnwindObject& out) const noexcept {
   for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
     const uint64_t before = sequence_.load(std::memory_order_acquire);
     if ((before & 1) != 0) {
-#if defined(__x86_64__)
-      for (int i = 0; i < 64; ++i) __builtin_ia32_pause();
-#endif
+      for (int i = 0; i < 64; ++i) arch::cpu_relax();
       continue;
     }
     const bool found = search(pc, count_.load(std::memory_order_relaxed), out);

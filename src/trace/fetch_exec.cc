@@ -6,8 +6,6 @@
 // a bad one must cost a zeroed field, not a write outside its field.
 #include "trace/fetch_exec.h"
 
-#include "arch/arm64/regs.h"
-#include "arch/x86_64/regs.h"
 #include "base/no_libc_calls.h"
 #include "trace/fetch.h"
 #include "trace/fetch_type.h"
@@ -195,21 +193,6 @@ bool field_in_record(const EventDesc& event, const EventArg& arg) {
          arg.offset + field_bytes(arg) <= event.fixed_size;
 }
 
-// ---- Registers ------------------------------------------------------------
-
-uint32_t register_count(arch::Isa isa) {
-  if (isa == arch::Isa::kX86_64) return arch::x86_64::kRegCount;
-  return arch::arm64::kRegCount;
-}
-uint32_t stack_pointer_slot(arch::Isa isa) {
-  if (isa == arch::Isa::kX86_64) return arch::x86_64::kSp;
-  return arch::arm64::kSp;
-}
-uint32_t return_value_slot(arch::Isa isa) {
-  if (isa == arch::Isa::kX86_64) return arch::x86_64::kAx;
-  return arch::arm64::kX0;
-}
-
 // ---- One hit --------------------------------------------------------------
 
 class ArgWriter {
@@ -252,11 +235,11 @@ class ArgWriter {
       case FetchOp::kStack:
         return read_stack(insn.param, value);
       case FetchOp::kStackPtr:
-        return read_register(stack_pointer_slot(env_.isa), value);
+        return read_register(arch::stack_pointer_slot(env_.isa), value);
       case FetchOp::kArg:
         return fetch_argument(insn.param, value);
       case FetchOp::kRetval:
-        return read_register(return_value_slot(env_.isa), value);
+        return read_register(arch::return_value_slot(env_.isa), value);
       case FetchOp::kImm:
         value = static_cast<uint64_t>(insn.imm);
         return true;
@@ -275,14 +258,14 @@ class ArgWriter {
   }
 
   bool read_register(uint32_t slot, uint64_t& value) const {
-    if (env_.regs == nullptr || slot >= register_count(env_.isa)) return false;
+    if (env_.regs == nullptr || slot >= arch::register_count(env_.isa)) return false;
     value = env_.regs[slot];
     return true;
   }
 
   bool read_stack(uint64_t word, uint64_t& value) const {
     uint64_t sp = 0;
-    if (!read_register(stack_pointer_slot(env_.isa), sp)) return false;
+    if (!read_register(arch::stack_pointer_slot(env_.isa), sp)) return false;
     return read_word(sp + word * 8, value);
   }
 
@@ -424,7 +407,7 @@ RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa, uint3
     } else if (p.source->op == FetchOp::kReg) {
       slot = p.source->param;
     } else if (p.source->op == FetchOp::kRetval) {
-      slot = return_value_slot(isa);
+      slot = arch::return_value_slot(isa);
     } else if (p.source->op == FetchOp::kArg) {
       const arch::ArgLocation where = arch::argument_location(isa, p.source->param + 1);
       if (!where.in_register) return plan;
@@ -433,7 +416,7 @@ RegisterFields plan_register_fields(const EventDesc& event, arch::Isa isa, uint3
       return plan;
     }
     const uint32_t size = p.store->size;
-    if ((!from_entry && slot >= register_count(isa)) ||
+    if ((!from_entry && slot >= arch::register_count(isa)) ||
         (size != 1 && size != 2 && size != 4 && size != 8)) {
       return plan;
     }

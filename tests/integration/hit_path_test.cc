@@ -32,6 +32,12 @@ constexpr std::array kHitPath = {
     "sweep_zombies",
     "admitted_handlers",
     "fetch_entry_args",
+    // The return-address hijack (arch/runtime/return_stubs.h).
+    "entry_frame",
+    "read_return_address",
+    "replace_return_address",
+    "frame_returns_to",
+    "load_return_regs",
     "record_return",
     "run_return_events",
     "ensure_ring",

@@ -20,9 +20,31 @@
 #include <span>
 #include <vector>
 
+#include "arch/probe_insn.h"
 #include "base/result.h"
 
 namespace dprobe::arch {
+
+// ---- The return-address hijack (the kernel's arch_rethook_prepare and
+// arch_rethook_fixup_return), at a probed function's first instruction.
+
+// The frame of the call: where its return address is kept (x86_64: the
+// stack slot `call` pushed it to, the stack pointer at entry). A return
+// instance is known by it: frames above it are the callee's, gone once a
+// longjmp or an exception passed it.
+uint64_t entry_frame(const SavedRegs& regs) noexcept;
+// The function's return address; false when it cannot be read.
+bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept;
+// Makes the function return to `stub` instead; false when it cannot.
+bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept;
+// Whether the return address of the call at `frame` still is `stub`
+// (false once the frame was left or reused).
+bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept;
+// The registers as the function's own return leaves them (its caller
+// resumed at `caller`), from the general registers the common return
+// trampoline saved.
+void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
+                      SavedRegs& regs) noexcept;
 
 class ReturnStubs {
  public:

@@ -27,6 +27,14 @@ inline constexpr std::array<std::string_view, kRegCount> kRegisterNames = {
 
 inline constexpr std::array<Reg, 6> kArgRegisters = {kDi, kSi, kDx, kCx, kR8, kR9};
 
+// The registers the stack unwinder follows, by the psABI's DWARF column
+// (rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then the return address
+// column 16), and the frame slot of each.
+inline constexpr uint32_t kDwarfColumns = 17;
+inline constexpr uint32_t kDwarfSpColumn = 7;
+inline constexpr std::array<uint16_t, kDwarfColumns> kSlotOfDwarfColumn = {
+    kAx, kDx, kCx, kBx, kSi, kDi, kBp, kSp, kR8, kR9, kR10, kR11, kR12, kR13, kR14, kR15, kIp};
+
 // The frame itself: one 64-bit word per register, indexed by Reg.
 struct SavedRegs {
   uint64_t slot[kRegCount];

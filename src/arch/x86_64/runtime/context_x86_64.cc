@@ -59,9 +59,12 @@ void store_regs(const SavedRegs& regs, ucontext_t& context) noexcept {
 }
 
 uint64_t context_pc(const ucontext_t& context) noexcept { return greg(context, REG_RIP); }
+uint64_t context_sp(const ucontext_t& context) noexcept { return greg(context, REG_RSP); }
 
 void set_context_pc(ucontext_t& context, uint64_t pc) noexcept {
   context.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(pc);
 }
+
+bool is_breakpoint_trap(const siginfo_t& info) noexcept { return info.si_code == SI_KERNEL; }
 
 }  // namespace dprobe::arch

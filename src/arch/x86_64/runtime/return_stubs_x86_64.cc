@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "arch/runtime/return_stubs.h"
+#include "arch/runtime/safe_memory.h"
 
 extern "C" void dprobe_return_common();
 
@@ -147,6 +148,34 @@ std::optional<uint32_t> ReturnStubs::index_of(uint64_t address) const {
   const uint64_t offset = address - code_ - kHeaderBytes;
   if (offset % kStubBytes != 1) return std::nullopt;
   return static_cast<uint32_t>(offset / kStubBytes);
+}
+
+// At entry the return address is the word at the stack pointer, where
+// `call` pushed it.
+uint64_t entry_frame(const SavedRegs& regs) noexcept { return regs.slot[x86_64::kSp]; }
+
+bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept {
+  return safe_read(&address, entry_frame(regs), 8);
+}
+
+bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
+  return safe_write(entry_frame(regs), &stub, 8);
+}
+
+bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept {
+  uint64_t in_slot = 0;
+  return safe_read(&in_slot, frame, 8) && in_slot == stub;
+}
+
+// dprobe_return_common pushes r15 first in memory, rax last.
+void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
+                      SavedRegs& regs) noexcept {
+  using namespace x86_64;
+  constexpr Reg kPushOrder[] = {kR15, kR14, kR13, kR12, kR11, kR10, kR9, kR8,
+                                kDi,  kSi,  kBp,  kBx,  kDx,  kCx,  kAx};
+  for (size_t i = 0; i < std::size(kPushOrder); ++i) regs.slot[kPushOrder[i]] = saved[i];
+  regs.slot[kSp] = frame + 8;  // as after the function's own ret
+  regs.slot[kIp] = caller;
 }
 
 }  // namespace dprobe::arch

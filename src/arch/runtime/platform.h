@@ -1,0 +1,60 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Small facts of the host's ABI that the agent needs by name, in one place
+// (the kernel's asm/ headers): the vDSO's symbol names, the dynamic
+// relocations of a PLT and a GOT entry, the thread pointer, a spin-wait
+// hint, whether sigaction needs an SA_RESTORER, and whether the cycle
+// counter may be switched off for a process.
+#ifndef DPROBE_ARCH_RUNTIME_PLATFORM_H_
+#define DPROBE_ARCH_RUNTIME_PLATFORM_H_
+
+#include <elf.h>
+
+#include <cstdint>
+
+namespace dprobe::arch {
+
+#if defined(__x86_64__)
+
+inline constexpr const char* kVdsoClockGettime = "__vdso_clock_gettime";
+inline constexpr const char* kVdsoGetcpu = "__vdso_getcpu";
+inline constexpr uint32_t kJumpSlotReloc = R_X86_64_JUMP_SLOT;
+inline constexpr uint32_t kGlobDatReloc = R_X86_64_GLOB_DAT;
+// The kernel refuses a handler without a restorer on x86_64.
+inline constexpr bool kSigactionNeedsRestorer = true;
+// rdtsc can be made to fault (prctl PR_SET_TSC, as record-and-replay
+// tools do): then it must not be read.
+inline constexpr bool kCycleCounterMayBeOff = true;
+
+inline const char* thread_pointer() noexcept {
+  const char* tp;
+  asm("mov %%fs:0, %0" : "=r"(tp));  // the TCB's pointer to itself
+  return tp;
+}
+
+inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
+
+#elif defined(__aarch64__)
+
+inline constexpr const char* kVdsoClockGettime = "__kernel_clock_gettime";
+inline constexpr const char* kVdsoGetcpu = "__kernel_getcpu";
+inline constexpr uint32_t kJumpSlotReloc = R_AARCH64_JUMP_SLOT;
+inline constexpr uint32_t kGlobDatReloc = R_AARCH64_GLOB_DAT;
+inline constexpr bool kSigactionNeedsRestorer = false;  // the vDSO's sigreturn
+inline constexpr bool kCycleCounterMayBeOff = false;
+
+inline const char* thread_pointer() noexcept {
+  const char* tp;
+  asm("mrs %0, tpidr_el0" : "=r"(tp));
+  return tp;
+}
+
+inline void cpu_relax() noexcept { asm volatile("yield"); }
+
+#else
+#error "no platform facts for this architecture"
+#endif
+
+}  // namespace dprobe::arch
+
+#endif  // DPROBE_ARCH_RUNTIME_PLATFORM_H_
