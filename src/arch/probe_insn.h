@@ -26,8 +26,11 @@
 #include "arch/x86_64/emulate.h"
 #include "arch/x86_64/optimize.h"
 #include "arch/x86_64/regs.h"
+#elif defined(__aarch64__)
+#include "arch/arm64/probe.h"
+#include "arch/arm64/regs.h"
 #else
-#error "the probe engine supports x86_64 hosts for now"
+#error "the probe engine supports x86_64 and arm64 hosts"
 #endif
 
 namespace dprobe::arch {
@@ -71,6 +74,31 @@ inline uint64_t insn_address(const ProbeInsn& insn) { return insn.insn.address; 
 inline const std::array<uint8_t, kMaxInsnBytes>& insn_bytes(const ProbeInsn& insn) {
   return insn.insn.bytes;
 }
+#elif defined(__aarch64__)
+// The arm64 engine is being built up (issue 11): the registers, the probed
+// instruction and its slot are there; the system call ABI, jump
+// optimization and the return hijack come with the agent's port.
+using SavedRegs = arm64::SavedRegs;
+inline constexpr uint16_t kIpSlot = arm64::kPc;
+inline constexpr uint16_t kSpSlot = arm64::kSp;
+// The unwinder's registers by DWARF column: x0..x30 are columns 0..30
+// (x30, the link register, is the return-address column), sp is 31.
+inline constexpr uint32_t kDwarfColumns = 32;
+inline constexpr uint32_t kDwarfSpColumn = 31;
+inline constexpr auto kSlotOfDwarfColumn = [] {
+  std::array<uint16_t, kDwarfColumns> slots{};
+  for (uint16_t i = 0; i < kDwarfColumns; ++i) slots[i] = i;
+  return slots;
+}();
+
+using ProbeInsn = arm64::ProbeInsn;
+inline constexpr size_t kMaxInsnBytes = arm64::kInsnBytes;
+inline constexpr uint64_t kSlotReach = arm64::kSlotReach;
+inline uint64_t insn_address(const ProbeInsn& insn) { return insn.address; }
+inline std::array<uint8_t, kMaxInsnBytes> insn_bytes(const ProbeInsn& insn) {
+  return {static_cast<uint8_t>(insn.word), static_cast<uint8_t>(insn.word >> 8),
+          static_cast<uint8_t>(insn.word >> 16), static_cast<uint8_t>(insn.word >> 24)};
+}
 #endif
 
 // Decodes from the function's start (when its bytes are known) to check the
@@ -98,6 +126,8 @@ void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& r
                       MemoryAccess& memory) noexcept;
 
 // ---- Jump optimization (the kernel's arch_prepare_optimized_kprobe family)
+// x86_64 only so far; arm64's branch-optimized probes are issue 11's item 5.
+#if defined(__x86_64__)
 
 // Whether the probe may become a jump to a trampoline: the plan, or the
 // reason it stays a breakpoint. `code` is the whole function, as the
@@ -135,6 +165,7 @@ uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t tram
 // The `length` bytes written over the site: the jump, then breakpoints in
 // what is left of the displaced instructions (never run).
 std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t length);
+#endif
 
 }  // namespace dprobe::arch
 

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "arch/runtime/context.h"
+
 namespace dprobe::arch {
 namespace {
 
@@ -294,11 +296,11 @@ TEST_F(SafeMemoryTest, LongStringCopiesWhole) {
 
 TEST_F(SafeMemoryTest, FaultsElsewhereAreNotClaimed) {
   ucontext_t context = {};
-  const auto elsewhere = static_cast<greg_t>(address(reinterpret_cast<void*>(&on_fault)));
-  context.uc_mcontext.gregs[REG_RIP] = elsewhere;
+  const uint64_t elsewhere = address(reinterpret_cast<void*>(&on_fault));
+  set_context_pc(context, elsewhere);
   EXPECT_FALSE(fixup_memory_fault(&context));
-  EXPECT_EQ(context.uc_mcontext.gregs[REG_RIP], elsewhere);
-  context.uc_mcontext.gregs[REG_RIP] = 0;
+  EXPECT_EQ(context_pc(context), elsewhere);
+  set_context_pc(context, 0);
   EXPECT_FALSE(fixup_memory_fault(&context));
   EXPECT_FALSE(fixup_memory_fault(nullptr));
 }
@@ -310,13 +312,19 @@ TEST_F(SafeMemoryTest, FaultsInsideTheCopiesAreClaimed) {
     uint64_t start;
     uint64_t offset;
   };
-  const Case cases[] = {{address(reinterpret_cast<const void*>(&dprobe_safe_copy)), 16},
-                        {address(reinterpret_cast<const void*>(&dprobe_safe_copy_string)), 48}};
+#if defined(__x86_64__)
+  constexpr uint64_t kStringLoop = 48;
+#else
+  constexpr uint64_t kStringLoop = 24;
+#endif
+  const Case cases[] = {
+      {address(reinterpret_cast<const void*>(&dprobe_safe_copy)), 16},
+      {address(reinterpret_cast<const void*>(&dprobe_safe_copy_string)), kStringLoop}};
   for (const Case& c : cases) {
     ucontext_t context = {};
-    context.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(c.start + c.offset);
+    set_context_pc(context, c.start + c.offset);
     EXPECT_TRUE(fixup_memory_fault(&context));
-    const auto exit = static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RIP]);
+    const uint64_t exit = context_pc(context);
     EXPECT_GT(exit, c.start + c.offset);  // the exits follow the loops
     EXPECT_LT(exit, c.start + 256);
   }

@@ -1,15 +1,14 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The x86_64 side of fixup_memory_fault: look the faulting rip up in the
-// fault table of safe_memory_x86_64.S and resume at the range's exit,
-// which sets the return value itself (0 or -1) and returns to the caller.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE  // REG_RIP
-#endif
+// fixup_memory_fault, for every ISA: look the faulting pc up in the fault
+// table of arch/<isa>/runtime/safe_memory_<isa>.S and resume at the
+// range's exit, which sets the return value itself (0 or -1) and returns
+// to the caller.
 #include <ucontext.h>
 
 #include <cstdint>
 
+#include "arch/runtime/context.h"
 #include "arch/runtime/safe_memory.h"
 
 // One entry of the assembly's table. Fields are offsets from their own
@@ -38,12 +37,12 @@ uintptr_t resolve(const int32_t& field) {
 
 bool fixup_memory_fault(void* ucontext) noexcept {
   if (ucontext == nullptr) return false;
-  greg_t& rip = static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP];
-  const auto pc = static_cast<uintptr_t>(rip);
+  ucontext_t& context = *static_cast<ucontext_t*>(ucontext);
+  const uint64_t pc = context_pc(context);
   for (uint32_t i = 0; i < dprobe_safe_memory_fault_count; ++i) {
     const DprobeFaultEntry& entry = dprobe_safe_memory_faults[i];
     if (pc >= resolve(entry.begin) && pc < resolve(entry.end)) {
-      rip = static_cast<greg_t>(resolve(entry.exit));
+      set_context_pc(context, resolve(entry.exit));
       return true;
     }
   }
