@@ -17,7 +17,9 @@
 #include "agent/thread_trace.h"
 #include "protocol/channel.h"
 
-extern "C" __attribute__((visibility("default"), used)) int32_t dprobe_session_tracer = 0;
+extern "C" {
+__attribute__((visibility("default"), used)) int32_t dprobe_session_tracer = 0;
+}
 
 namespace dprobe::agent {
 namespace {

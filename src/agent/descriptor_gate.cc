@@ -51,13 +51,20 @@ void leave_program_open() noexcept { g_program_opening.fetch_sub(1); }
 
 bool takes_descriptor(long nr) noexcept {
   switch (nr) {
+#ifdef SYS_open  // the legacy calls: x86_64 has them, arm64's table does not
     case SYS_open:
     case SYS_creat:
+    case SYS_dup2:
+    case SYS_pipe:
+    case SYS_eventfd:
+    case SYS_epoll_create:
+    case SYS_signalfd:
+    case SYS_inotify_init:
+#endif
     case SYS_openat:
     case SYS_openat2:
     case SYS_open_by_handle_at:
     case SYS_dup:
-    case SYS_dup2:
     case SYS_dup3:
     case SYS_fcntl:  // F_DUPFD
     case SYS_socket:
@@ -66,16 +73,11 @@ bool takes_descriptor(long nr) noexcept {
     case SYS_accept4:
     case SYS_recvmsg:  // SCM_RIGHTS
     case SYS_recvmmsg:
-    case SYS_pipe:
     case SYS_pipe2:
-    case SYS_eventfd:
     case SYS_eventfd2:
-    case SYS_epoll_create:
     case SYS_epoll_create1:
-    case SYS_signalfd:
     case SYS_signalfd4:
     case SYS_timerfd_create:
-    case SYS_inotify_init:
     case SYS_inotify_init1:
     case SYS_fanotify_init:
     case SYS_memfd_create:

@@ -21,6 +21,7 @@
 #include "agent/thread_trace.h"
 #include "agent/vdso.h"
 #include "arch/runtime/context.h"
+#include "arch/runtime/platform.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/safe_memory.h"
 
@@ -195,8 +196,8 @@ void turn_dispatch_off_here() {
 
 // ---- Clone gadgets ------------------------------------------------------
 
-constexpr uint64_t kGadgetStride = 4;      // syscall (2), int3, nop
-constexpr uint64_t kGadgetTrapOffset = 3;  // where the int3 leaves the pc
+constexpr uint64_t kGadgetStride = arch::kCloneGadgetStride;
+constexpr uint64_t kGadgetTrapOffset = arch::kCloneGadgetTrapOffset;
 
 // A gadget serves one call site, one system call, and one kind of child:
 // a thread of this process or not. The child knows which by its gadget:
@@ -324,14 +325,23 @@ long set_context_mask(const Call& call, ucontext_t& context) {
 
 bool is_exec(int64_t nr) { return nr == SYS_execve || nr == SYS_execveat; }
 
+// fork and vfork are x86_64's; arm64 has clone and clone3 only.
+#ifdef SYS_fork
+constexpr int64_t kSysFork = SYS_fork;
+constexpr int64_t kSysVfork = SYS_vfork;
+#else
+constexpr int64_t kSysFork = -1;  // never a system call number
+constexpr int64_t kSysVfork = -1;
+#endif
+
 bool is_clone_family(int64_t nr) {
-  return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+  return nr == SYS_clone || nr == SYS_clone3 || nr == kSysFork || nr == kSysVfork;
 }
 
 // The child's clone flags, read in the child (memory is shared, or copied).
 uint64_t clone_flags(int64_t nr, const arch::SavedRegs& regs) {
   if (nr == SYS_clone) return regs.slot[arch::kSyscallArgSlots[0]];
-  if (nr == SYS_vfork) return CLONE_VM | CLONE_VFORK;
+  if (nr == kSysVfork) return CLONE_VM | CLONE_VFORK;
   if (nr == SYS_clone3) {
     uint64_t flags = 0;  // clone_args.flags is the first field
     arch::safe_read(&flags, regs.slot[arch::kSyscallArgSlots[0]], sizeof(flags));
@@ -402,7 +412,9 @@ bool keep_agent_descriptors(const Call& call, long* result) {
           });
       return true;
     }
+#ifdef SYS_dup2
     case SYS_dup2:
+#endif
     case SYS_dup3:
       if (arch::AgentDescriptor* held = ours.holding(static_cast<int>(arg(call, 1)))) {
         held->move_away();
@@ -514,7 +526,7 @@ void enable_dispatch_on_every_thread() noexcept {
   const std::vector<uint32_t> others = other_threads().value_or(std::vector<uint32_t>{});
   g_answers.store(0);
   uint32_t sent = 0;
-  for (const uint32_t tid : others) sent += send_tagged_signal(tid, kEnableTag) ? 1 : 0;
+  for (const uint32_t tid : others) sent += send_tagged_signal(tid, kEnableTag) ? 1u : 0u;
   if (!current_thread().is_agent) enable_dispatch_on_this_thread();
   const timespec pause{0, 1000000};  // 1 ms, a thousand times at most
   for (int wait = 0; wait < 1000 && g_answers.load() < sent; ++wait) {
@@ -570,7 +582,7 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
       arch::set_context_pc(context, gadget_address(static_cast<size_t>(gadget)));
       return true;
     }
-    if (call.nr != SYS_fork && (clone_flags(call.nr, *call.regs) & CLONE_VM) != 0) {
+    if (call.nr != kSysFork && (clone_flags(call.nr, *call.regs) & CLONE_VM) != 0) {
       set_result(context, -EAGAIN);  // no gadget left: refused, never run astray
       return true;
     }

@@ -147,7 +147,7 @@ void ask(std::vector<Unknown>& unknown, const Ranges& ranges) {
     return;
   }
   uint32_t sent = 0;
-  for (const Unknown& thread : unknown) sent += send_question(thread.tid, round) ? 1 : 0;
+  for (const Unknown& thread : unknown) sent += send_question(thread.tid, round) ? 1u : 0u;
   for (int wait = 0; wait < kAnswerWaits && g_board.answered.load() < sent; ++wait) {
     pause_microseconds(50);
   }

@@ -91,6 +91,18 @@ inline constexpr auto kSlotOfDwarfColumn = [] {
   return slots;
 }();
 
+// The system call ABI: the number in x8, arguments and result in x0..x5.
+// The frame has no orig_x0: the number stands in for it.
+inline constexpr uint16_t kSyscallNrSlot = 8;
+inline constexpr uint16_t kSyscallOrigNrSlot = 8;
+inline constexpr uint16_t kSyscallResultSlot = arm64::kX0;
+inline constexpr uint16_t kSyscallArgSlots[6] = {0, 1, 2, 3, 4, 5};
+
+// No jump optimization on arm64 yet: a plan never exists.
+struct OptimizePlan {};
+inline constexpr size_t kTrampolineBytes = 0;
+inline constexpr size_t kSyscallTrampolineBytes = 0;
+
 using ProbeInsn = arm64::ProbeInsn;
 inline constexpr size_t kMaxInsnBytes = arm64::kInsnBytes;
 inline constexpr uint64_t kSlotReach = arm64::kSlotReach;
@@ -126,8 +138,8 @@ void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& r
                       MemoryAccess& memory) noexcept;
 
 // ---- Jump optimization (the kernel's arch_prepare_optimized_kprobe family)
-// x86_64 only so far; arm64's branch-optimized probes are issue 11's item 5.
-#if defined(__x86_64__)
+// On arm64 every plan is refused so far, with the reason (issue 11's
+// branch-optimized probes), and the probe stays a breakpoint.
 
 // Whether the probe may become a jump to a trampoline: the plan, or the
 // reason it stays a breakpoint. `code` is the whole function, as the
@@ -165,7 +177,6 @@ uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t tram
 // The `length` bytes written over the site: the jump, then breakpoints in
 // what is left of the displaced instructions (never run).
 std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t length);
-#endif
 
 }  // namespace dprobe::arch
 

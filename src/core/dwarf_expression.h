@@ -41,12 +41,18 @@ class ExpressionEvaluator {
   }
   uint64_t pop() {
     if (depth_ == 0) ok_ = false;
-    return ok_ ? stack_[--depth_] : 0;
+    if (!ok_) return 0;
+    return stack_[index(--depth_)];
   }
   uint64_t top() {
     if (depth_ == 0) ok_ = false;
-    return ok_ ? stack_[depth_ - 1] : 0;
+    if (!ok_) return 0;
+    return stack_[index(depth_ - 1)];
   }
+  // depth_ never passes kStackDepth (push sees to it); the mask changes no
+  // index and lets GCC's -Warray-bounds see it in range.
+  static uint32_t index(uint32_t at) { return at & (kStackDepth - 1); }
+  static_assert((kStackDepth & (kStackDepth - 1)) == 0);
   uint64_t reg(uint64_t column) {
     if (!regs_.has(column)) ok_ = false;
     return ok_ ? regs_.value[column] : 0;

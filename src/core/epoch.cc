@@ -67,7 +67,7 @@ void EpochDomain::reap(bool (*alive)(uint32_t tid)) noexcept {
 
 uint32_t EpochDomain::owned_slots() const noexcept {
   uint32_t owned = 0;
-  for (const ReaderSlot& slot : slots_) owned += slot.owner.load() != 0 ? 1 : 0;
+  for (const ReaderSlot& slot : slots_) owned += slot.owner.load() != 0 ? 1u : 0u;
   return owned;
 }
 

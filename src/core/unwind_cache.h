@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/cfa_program.h"
+
 namespace dprobe::core {
 
 // Frame rules already worked out, by pc: a hot probe's stack reads the
@@ -22,7 +24,9 @@ namespace dprobe::core {
 class UnwindCache {
  public:
   static constexpr uint32_t kEntries = 1024;  // a power of two
-  static constexpr uint32_t kWords = 25;      // one frame's rules
+  // One frame's rules (stack_unwind.cc's FrameRules: a row and two words),
+  // as many as the host ISA's DWARF columns make.
+  static constexpr uint32_t kWords = sizeof(unwinding::Row) / 8 + 2;
 
   UnwindCache() = default;
   UnwindCache(const UnwindCache&) = delete;

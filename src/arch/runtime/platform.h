@@ -34,6 +34,11 @@ inline const char* thread_pointer() noexcept {
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
+// The clone gadgets of syscall_gadgets_x86_64.S: `syscall; int3; nop`,
+// and where the int3's trap leaves the pc.
+inline constexpr uint64_t kCloneGadgetStride = 4;
+inline constexpr uint64_t kCloneGadgetTrapOffset = 3;
+
 #elif defined(__aarch64__)
 
 inline constexpr const char* kVdsoClockGettime = "__kernel_clock_gettime";
@@ -50,6 +55,10 @@ inline const char* thread_pointer() noexcept {
 }
 
 inline void cpu_relax() noexcept { asm volatile("yield"); }
+
+// syscall_gadgets_arm64.S: `svc #0; brk`, whose trap reports the brk.
+inline constexpr uint64_t kCloneGadgetStride = 8;
+inline constexpr uint64_t kCloneGadgetTrapOffset = 4;
 
 #else
 #error "no platform facts for this architecture"

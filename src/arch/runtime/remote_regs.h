@@ -26,6 +26,12 @@ struct RemoteRegs {
   user_regs_struct gp;
   user_fpregs_struct fp;
 };
+#elif defined(__aarch64__)
+struct RemoteRegs {
+  user_regs_struct gp;
+  user_fpsimd_struct fp;
+  int syscall_nr;  // NT_ARM_SYSTEM_CALL: -1 outside a system call
+};
 #else
 #error "no remote registers for this architecture"
 #endif

@@ -1,0 +1,76 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The engine's arch operations (arch/probe_insn.h) on an arm64 host: the
+// probe layer of arch/arm64/probe.h, and the refusal of what arm64 does
+// not have yet (jump optimization: issue 11's branch-optimized probes).
+#include "arch/probe_insn.h"
+
+namespace dprobe::arch {
+namespace {
+
+constexpr uint8_t kBreakpoint[] = {static_cast<uint8_t>(arm64::kBreakpointWord),
+                                   static_cast<uint8_t>(arm64::kBreakpointWord >> 8),
+                                   static_cast<uint8_t>(arm64::kBreakpointWord >> 16),
+                                   static_cast<uint8_t>(arm64::kBreakpointWord >> 24)};
+
+}  // namespace
+
+Result<ProbeInsn, Refusal> prepare_insn(std::span<const uint8_t> code, uint64_t code_address,
+                                        uint64_t probe_address) {
+  return arm64::prepare_probe(code, code_address, probe_address);
+}
+
+Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_address,
+                                       std::span<uint8_t> out) {
+  return arm64::write_slot(insn, slot_address, out);
+}
+
+std::span<const uint8_t> breakpoint_insn() { return kBreakpoint; }
+
+// BRK reports its own address.
+uint64_t probe_address_of_trap(uint64_t trap_pc) { return trap_pc; }
+
+void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& regs,
+                      MemoryAccess& memory) noexcept {
+  arm64::resume_after_hit(insn, slot_address, regs, memory);
+}
+
+// ---- Jump optimization: not on arm64 yet. Every plan is refused with
+// the reason the probe list shows; without a plan nothing below is called.
+
+namespace {
+
+constexpr const char* kNoJumps =
+    "arm64 has no jump-optimized probes yet (branch-optimized probes: issue 11)";
+
+}  // namespace
+
+Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t>, uint64_t, uint64_t,
+                                                    std::span<const uint64_t>) {
+  return unexpected(std::string(kNoJumps));
+}
+
+Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t>, uint64_t, uint64_t,
+                                                       std::span<const uint64_t>) {
+  return unexpected(std::string(kNoJumps));
+}
+
+size_t displaced_length(const OptimizePlan&) { return 0; }
+std::vector<uint8_t> displaced_bytes(const OptimizePlan&) { return {}; }
+uint64_t displaced_address(const OptimizePlan&) { return 0; }
+
+Result<size_t, std::string> write_trampoline(const OptimizePlan&, uint64_t, uint64_t, uint64_t,
+                                             std::span<uint8_t>) {
+  return unexpected(std::string(kNoJumps));
+}
+
+Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan&, uint64_t, uint64_t,
+                                                     uint64_t, uint64_t, std::span<uint8_t>) {
+  return unexpected(std::string(kNoJumps));
+}
+
+uint64_t trampoline_copy_address(const OptimizePlan&, uint64_t, uint64_t pc) { return pc; }
+uint64_t syscall_trampoline_copy_address(const OptimizePlan&, uint64_t, uint64_t pc) { return pc; }
+std::vector<uint8_t> site_jump_bytes(uint64_t, uint64_t, size_t) { return {}; }
+
+}  // namespace dprobe::arch
