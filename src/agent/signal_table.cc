@@ -31,7 +31,9 @@ KernelSigaction agent_action(int sig, const ProgramAction& program) {
   KernelSigaction action{};
   action.handler = reinterpret_cast<void*>(g_agent_handler);
   action.restorer = sig == SIGSYS ? dispatch_restorer() : g_restorer;
-  action.flags = SA_SIGINFO | SA_NODEFER | kSaRestorer;
+  // Without a restorer (arm64's C library sets none: the kernel returns
+  // through the vDSO's sigreturn) SA_RESTORER would send the return to 0.
+  action.flags = SA_SIGINFO | SA_NODEFER | (action.restorer != nullptr ? kSaRestorer : 0);
   if (program.disposition == Disposition::kHandler) {
     action.flags |= program.flags & kMirroredFlags;
     action.mask = program.mask & ~kHeld & ~kUnblockable;

@@ -37,6 +37,7 @@ namespace dprobe::arch {
 
 #if defined(__x86_64__)
 using SavedRegs = x86_64::SavedRegs;
+inline constexpr bool kHasReturnProbes = true;
 inline constexpr uint16_t kIpSlot = x86_64::kIp;
 inline constexpr uint16_t kSpSlot = x86_64::kSp;
 // The system call ABI in the saved frame: the number (and orig_ax, where
@@ -79,6 +80,7 @@ inline const std::array<uint8_t, kMaxInsnBytes>& insn_bytes(const ProbeInsn& ins
 // instruction and its slot are there; the system call ABI, jump
 // optimization and the return hijack come with the agent's port.
 using SavedRegs = arm64::SavedRegs;
+inline constexpr bool kHasReturnProbes = false;  // the stubs are not built yet
 inline constexpr uint16_t kIpSlot = arm64::kPc;
 inline constexpr uint16_t kSpSlot = arm64::kSp;
 // The unwinder's registers by DWARF column: x0..x30 are columns 0..30

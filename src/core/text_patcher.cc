@@ -68,6 +68,12 @@ Result<void> TextPatcher::write(uint64_t address, std::span<const uint8_t> bytes
   const long n = arch::raw_syscall(SYS_pwrite64, *fd, arch::raw_arg(bytes.data()),
                                    static_cast<long>(bytes.size()), static_cast<long>(address));
   if (n != static_cast<long>(bytes.size())) return fail(failure("writing code", address, n));
+  // The kernel's write through /proc/self/mem cleans the data cache and
+  // invalidates the instruction cache for the page (copy_to_user_page);
+  // this is the user-space maintenance arm64 asks for on top, on the very
+  // range (nothing on x86_64, whose caches are coherent).
+  auto* begin = reinterpret_cast<char*>(address);
+  __builtin___clear_cache(begin, begin + bytes.size());
   return {};
 }
 

@@ -66,8 +66,16 @@ Result<ProbeInsn, Refusal> prepare_probe(std::span<const uint8_t> code, uint64_t
   }
   const uint64_t at = probe_address - code_address;
   if (probe_address % kInsnBytes != 0 || code_address % kInsnBytes != 0) {
-    return unexpected(Refusal{ArmStatus::kNotBoundary,
-                              "the address is not on a 4-byte instruction boundary (EILSEQ)"});
+    // The instruction the address is inside of, marked as x86_64's
+    // listing marks it.
+    const uint64_t start = at - at % kInsnBytes;
+    char offset[24];
+    std::snprintf(offset, sizeof(offset), "0x%llx",
+                  static_cast<unsigned long long>(at % kInsnBytes));
+    return unexpected(
+        Refusal{ArmStatus::kNotBoundary, "the address is inside an instruction (EILSEQ):\n> " +
+                                             hex_word(code_address + start, word_at(code, start)) +
+                                             "  <- probe at +" + offset});
   }
   ProbeInsn insn{probe_address, word_at(code, at), {}};
   insn.decoded = decode_insn(insn.word);

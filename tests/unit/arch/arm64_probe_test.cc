@@ -88,6 +88,10 @@ TEST(Arm64Probe, AMisalignedAddressIsNotAnInstructionBoundary) {
   auto insn = prepare_probe(code, kCode, kCode + 2);
   ASSERT_FALSE(insn);
   EXPECT_EQ(insn.error().status, ArmStatus::kNotBoundary);
+  // The instruction it is inside of, marked as x86_64's listing marks it.
+  EXPECT_EQ(insn.error().message,
+            "the address is inside an instruction (EILSEQ):\n"
+            "> 0x400000: d503201f  <- probe at +0x2");
 }
 
 TEST(Arm64Probe, AnAddressPastTheCodeIsRefused) {
