@@ -56,8 +56,8 @@ case "$arch" in
     # architected one (QARMA) costs much time under TCG and tests nothing here.
     qemu_args=(-M virt -accel tcg -cpu max,pauth-impdef=on)
     console=ttyAMA0
-    # No engine there yet: the unit tests run in the guest, as the cases
-    # that do not need the engine do.
+    # The engine's own test suites are x86_64's: the other unit tests run
+    # in the guest, beside the cases.
     unit=--unit ;;
   *) echo "boot.sh: unknown architecture '$arch' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
