@@ -11,6 +11,8 @@
 
 #include "agent/loaded_objects.h"
 #include "agent/signals.h"
+#include "agent/vdso.h"
+#include "arch/runtime/platform.h"
 
 namespace dprobe::agent {
 namespace {
@@ -106,6 +108,12 @@ void blacklist_unsafe_code(core::ProbeRegistry& registry) {
   registry.blacklist(self.begin, self.end, "the dprobe agent's own code");
   if (const uint64_t restorer = signal_restorer_address(); restorer != 0) {
     registry.blacklist(restorer, restorer + 16, "the signal return trampoline");
+  }
+  if (arch::kVdsoSigreturn != nullptr) {
+    if (void* trampoline = vdso_symbol(arch::kVdsoSigreturn)) {
+      const auto begin = reinterpret_cast<uint64_t>(trampoline);
+      registry.blacklist(begin, begin + 16, "the vDSO's signal return trampoline");
+    }
   }
   void* libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   if (libc == nullptr) return;  // a C library other than glibc

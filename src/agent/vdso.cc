@@ -34,6 +34,10 @@ GetCpu g_getcpu = nullptr;
 constexpr const char* kClockName = arch::kVdsoClockGettime;
 constexpr const char* kGetCpuName = arch::kVdsoGetcpu;
 
+bool rseq_registered() { return &__rseq_size != nullptr && __rseq_size > 0; }
+
+}  // namespace
+
 // The vDSO is a tiny ELF image mapped by the kernel: walk its dynamic
 // symbol table for a name.
 void* vdso_symbol(const char* name) {
@@ -68,10 +72,6 @@ void* vdso_symbol(const char* name) {
   }
   return nullptr;
 }
-
-bool rseq_registered() { return &__rseq_size != nullptr && __rseq_size > 0; }
-
-}  // namespace
 
 void init_clock() {
   g_clock_gettime = reinterpret_cast<ClockGettime>(vdso_symbol(kClockName));

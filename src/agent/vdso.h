@@ -22,6 +22,8 @@ namespace dprobe::agent {
 
 void init_clock();
 uint64_t monotonic_ns() noexcept;
+// A symbol of the vDSO, from its own dynamic symbol table; nullptr if none.
+void* vdso_symbol(const char* name);
 uint32_t current_cpu() noexcept;
 
 // The time a record carries: the CPU's counter where the CLI asked for it

@@ -22,6 +22,9 @@ inline constexpr uint32_t kJumpSlotReloc = R_X86_64_JUMP_SLOT;
 inline constexpr uint32_t kGlobDatReloc = R_X86_64_GLOB_DAT;
 // The kernel refuses a handler without a restorer on x86_64.
 inline constexpr bool kSigactionNeedsRestorer = true;
+// The vDSO's signal return trampoline, which no probe may touch: none on
+// x86_64 (the C library's restorer is the one there).
+inline constexpr const char* kVdsoSigreturn = nullptr;
 // rdtsc can be made to fault (prctl PR_SET_TSC, as record-and-replay
 // tools do): then it must not be read.
 inline constexpr bool kCycleCounterMayBeOff = true;
@@ -46,6 +49,7 @@ inline constexpr const char* kVdsoGetcpu = "__kernel_getcpu";
 inline constexpr uint32_t kJumpSlotReloc = R_AARCH64_JUMP_SLOT;
 inline constexpr uint32_t kGlobDatReloc = R_AARCH64_GLOB_DAT;
 inline constexpr bool kSigactionNeedsRestorer = false;  // the vDSO's sigreturn
+inline constexpr const char* kVdsoSigreturn = "__kernel_rt_sigreturn";
 inline constexpr bool kCycleCounterMayBeOff = false;
 
 inline const char* thread_pointer() noexcept {
