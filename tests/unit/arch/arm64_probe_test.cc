@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <map>
 #include <vector>
 
 #include "arch/arm64/decode.h"
 #include "arch/arm64/probe.h"
+#include "unit/arch/arm64_fakes.h"
 
 namespace dprobe::arch::arm64 {
 namespace {
@@ -41,33 +41,6 @@ std::vector<uint8_t> bytes_of(std::initializer_list<uint32_t> words) {
 uint32_t word_at(const std::array<uint8_t, kSlotBytes>& slot, size_t at) {
   return uint32_t{slot[at]} | uint32_t{slot[at + 1]} << 8 | uint32_t{slot[at + 2]} << 16 |
          uint32_t{slot[at + 3]} << 24;
-}
-
-class FakeMemory final : public MemoryAccess {
- public:
-  void put64(uint64_t address, uint64_t value) {
-    for (unsigned i = 0; i < 8; ++i) bytes_[address + i] = static_cast<uint8_t>(value >> (8 * i));
-  }
-  bool read(uint64_t address, void* dst, size_t size) override {
-    for (size_t i = 0; i < size; ++i) {
-      if (bytes_.count(address + i) == 0) return false;
-    }
-    auto* out = static_cast<uint8_t*>(dst);
-    for (size_t i = 0; i < size; ++i) out[i] = bytes_[address + i];
-    return true;
-  }
-  bool write(uint64_t, const void*, size_t) override { return false; }
-
- private:
-  std::map<uint64_t, uint8_t> bytes_;
-};
-
-SavedRegs registers_at(uint64_t pc) {
-  SavedRegs regs;
-  for (uint16_t i = 0; i < kRegCount; ++i) regs.slot[i] = 0x1111111100000000 + i;
-  regs.slot[kPc] = pc;
-  regs.slot[kPstate] = 0;
-  return regs;
 }
 
 ProbeInsn prepared(uint32_t word) {
@@ -160,7 +133,7 @@ TEST(Arm64Probe, ABranchIsSimulatedWhereItStands) {
 TEST(Arm64Probe, ALiteralLoadIsSimulatedFromTheProbesAddress) {
   const ProbeInsn insn = prepared(kLdrX2Lit);
   FakeMemory memory;
-  memory.put64(kCode + 16, 0x0123456789abcdefu);
+  memory.put(kCode + 16, 0x0123456789abcdefu, 8);
   SavedRegs regs = registers_at(kCode);
   resume_after_hit(insn, kSlot, regs, memory);
   EXPECT_EQ(regs.slot[2], 0x0123456789abcdefu);

@@ -7,57 +7,18 @@
 
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <string>
 
 #include "arch/arm64/decode.h"
 #include "arch/arm64/regs.h"
 #include "arch/arm64/simulate.h"
+#include "unit/arch/arm64_fakes.h"
 
 namespace dprobe::arch::arm64 {
 namespace {
 
 constexpr uint64_t kAt = 0x400000;
 constexpr uint64_t kAdrpAt = 0x200000abc;
-
-// Memory of mapped bytes; any unmapped byte faults the whole access, which
-// then changes nothing.
-class FakeMemory final : public MemoryAccess {
- public:
-  void put(uint64_t address, uint64_t value, unsigned size) {
-    for (unsigned i = 0; i < size; ++i)
-      bytes_[address + i] = static_cast<uint8_t>(value >> (8 * i));
-  }
-
-  bool read(uint64_t address, void* dst, size_t size) override {
-    ++reads;
-    for (size_t i = 0; i < size; ++i) {
-      if (bytes_.count(address + i) == 0) return false;
-    }
-    auto* out = static_cast<uint8_t*>(dst);
-    for (size_t i = 0; i < size; ++i) out[i] = bytes_[address + i];
-    return true;
-  }
-  bool write(uint64_t, const void*, size_t) override {
-    ++writes;
-    return false;
-  }
-
-  int reads = 0;
-  int writes = 0;
-
- private:
-  std::map<uint64_t, uint8_t> bytes_;
-};
-
-// Every register holds a recognisable value; pc is the probed address.
-SavedRegs registers_at(uint64_t pc) {
-  SavedRegs regs;
-  for (uint16_t i = 0; i < kRegCount; ++i) regs.slot[i] = 0x1111111100000000 + i;
-  regs.slot[kPc] = pc;
-  regs.slot[kPstate] = 0;
-  return regs;
-}
 
 bool same(const SavedRegs& a, const SavedRegs& b) {
   return std::memcmp(a.slot, b.slot, sizeof(a.slot)) == 0;
