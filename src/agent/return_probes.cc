@@ -107,20 +107,20 @@ void sweep_zombies(ThreadTrace& thread, ReturnMachinery& m) noexcept {
   }
 }
 
-// At an entry: instances of the same stack whose slots are below the new
-// return slot belong to frames that are gone (the kernel's rule); one at
-// the very slot is gone unless the slot still holds its stub (a tail call
-// reuses its caller's return slot). A signal handler on its own stack is
-// told apart by the signal stack's range; a coroutine's stack is not,
-// which is why drops are zombies.
-void drop_stale(uint64_t new_slot, bool on_altstack, ThreadTrace& thread, ReturnMachinery& m,
-                AgentState& state) noexcept {
+// At an entry: instances of the same stack whose frames are below the new
+// one belong to frames that are gone (the kernel's rule); one at the very
+// frame is gone unless the new call returns to its stub (a tail call
+// reuses its caller's frame and return address). A signal handler on its
+// own stack is told apart by the signal stack's range; a coroutine's stack
+// is not, which is why drops are zombies.
+void drop_stale(uint64_t new_slot, uint64_t new_return, bool on_altstack, ThreadTrace& thread,
+                ReturnMachinery& m, AgentState& state) noexcept {
   while (thread.return_top != 0) {
     const uint32_t index = thread.return_top - 1;
     const ReturnInstance& instance = m.pool.at(index);
     const bool returned = instance.state.load(std::memory_order_acquire) == core::kInstanceReturned;
     const bool below = instance.stack_slot < new_slot ||
-                       (instance.stack_slot == new_slot && !still_in_its_slot(index, m));
+                       (instance.stack_slot == new_slot && new_return != m.stubs->address(index));
     const bool gone = instance.on_altstack == on_altstack && below;
     if (!returned && !gone) return;
     drop_top(thread, m, state);
@@ -311,13 +311,14 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   if (m == nullptr) return;
   const uint64_t slot = arch::entry_frame(regs);
   const bool on_altstack = (stack.known ? stack : current_signal_stack(thread)).contains(slot);
-  drop_stale(slot, on_altstack, thread, *m, state);
+  uint64_t return_address = 0;
+  const bool readable = arch::read_return_address(regs, return_address);
+  drop_stale(slot, return_address, on_altstack, thread, *m, state);
   sweep_zombies(thread, *m);
   const uint64_t handlers = admitted_handlers(probe, thread, *m, state);
   if (handlers == 0) return;
-  uint64_t return_address = 0;
   const auto index = m->pool.acquire();
-  if (!index || !arch::read_return_address(regs, return_address)) {
+  if (!index || !readable) {
     if (index) m->pool.release(*index);
     count_misses(probe, handlers, state);
     return;
