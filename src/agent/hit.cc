@@ -116,9 +116,13 @@ bool handle_breakpoint(ucontext_t& context) noexcept {
 
 bool rewind_removed_breakpoint(ucontext_t& context) noexcept {
   const uint64_t address = arch::probe_address_of_trap(arch::context_pc(context));
-  const auto breakpoint = arch::breakpoint_insn();
-  uint8_t byte = 0;
-  if (!arch::safe_read(&byte, address, 1) || byte == breakpoint[0]) return false;
+  uint8_t bytes[arch::kMaxInsnBytes];
+  const size_t size = arch::breakpoint_insn().size();
+  // A breakpoint instruction still there (ours, or the program's own, of
+  // any immediate) is not a removed one: its trap is the program's.
+  if (!arch::safe_read(bytes, address, size) || arch::is_breakpoint_insn({bytes, size})) {
+    return false;
+  }
   arch::set_context_pc(context, address);
   return true;
 }

@@ -257,7 +257,7 @@ void record_all(std::span<const AgentEvent* const> events, const Call& call, Thr
   if (!state.memory) return;
   ensure_ring(thread, *state.memory);
   // The call site, as the ip field: the instruction that made the call.
-  HitInfo hit{call.site - 2, current_cpu(), safe_memory_reader()};
+  HitInfo hit{call.site - arch::kSyscallInsnBytes, current_cpu(), safe_memory_reader()};
   for (const AgentEvent* event : events) {
     record_entry_event(*event, hit, *call.regs, thread, *state.memory);
   }
@@ -567,7 +567,7 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
-  queue_site(call.site - 2);
+  queue_site(call.site - arch::kSyscallInsnBytes);
   if (call.nr == SYS_rt_sigreturn) {
     // The frame it returns from is at the interrupted stack pointer: the
     // same call, made from the agent's text, with that stack.
@@ -686,7 +686,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   Call call;
   call.nr = nr;
-  call.site = syscall_address + 2;
+  call.site = syscall_address + dprobe::arch::kSyscallInsnBytes;
   call.regs = regs;  // its orig_ax slot is the frame's own, never restored
   regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(nr);
   const bool traced = filter != nullptr && traced_here(thread);
@@ -731,7 +731,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   if (!t_call.traced || filter == nullptr) return;
   Call call;
   call.nr = t_call.nr;
-  call.site = syscall_address + 2;
+  call.site = syscall_address + dprobe::arch::kSyscallInsnBytes;
   call.regs = regs;
   regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(t_call.nr);
   const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallResultSlot]);
@@ -751,7 +751,7 @@ ucontext_t* seccomp_trap_context(siginfo_t& info, const ucontext_t& context) noe
     if (state.registry) {
       const core::ProbeRegistry::Reader reader(*state.registry);
       if (const core::Probe* site = reader.find_syscall_site_by_trampoline(pc)) {
-        info.si_call_addr = reinterpret_cast<void*>(site->syscall_at + 2);
+        info.si_call_addr = reinterpret_cast<void*>(site->syscall_at + arch::kSyscallInsnBytes);
       }
     }
     return nullptr;

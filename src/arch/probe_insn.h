@@ -37,11 +37,11 @@ namespace dprobe::arch {
 
 #if defined(__x86_64__)
 using SavedRegs = x86_64::SavedRegs;
-inline constexpr bool kHasReturnProbes = true;
 inline constexpr uint16_t kIpSlot = x86_64::kIp;
 inline constexpr uint16_t kSpSlot = x86_64::kSp;
 // The system call ABI in the saved frame: the number (and orig_ax, where
 // the kernel keeps it for a restart), the result, the six arguments.
+inline constexpr uint64_t kSyscallInsnBytes = 2;  // syscall (0f 05)
 inline constexpr uint16_t kSyscallNrSlot = x86_64::kAx;
 inline constexpr uint16_t kSyscallOrigNrSlot = x86_64::kOrigAx;
 inline constexpr uint16_t kSyscallResultSlot = x86_64::kAx;
@@ -80,7 +80,6 @@ inline const std::array<uint8_t, kMaxInsnBytes>& insn_bytes(const ProbeInsn& ins
 // instruction and its slot are there; the system call ABI, jump
 // optimization and the return hijack come with the agent's port.
 using SavedRegs = arm64::SavedRegs;
-inline constexpr bool kHasReturnProbes = false;  // the stubs are not built yet
 inline constexpr uint16_t kIpSlot = arm64::kPc;
 inline constexpr uint16_t kSpSlot = arm64::kSp;
 // The unwinder's registers by DWARF column: x0..x30 are columns 0..30
@@ -95,6 +94,7 @@ inline constexpr auto kSlotOfDwarfColumn = [] {
 
 // The system call ABI: the number in x8, arguments and result in x0..x5.
 // The frame has no orig_x0: the number stands in for it.
+inline constexpr uint64_t kSyscallInsnBytes = 4;  // svc #0
 inline constexpr uint16_t kSyscallNrSlot = 8;
 inline constexpr uint16_t kSyscallOrigNrSlot = 8;
 inline constexpr uint16_t kSyscallResultSlot = arm64::kX0;
@@ -130,6 +130,9 @@ Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_addr
                                        std::span<uint8_t> out);
 
 std::span<const uint8_t> breakpoint_insn();
+// Whether `bytes` (breakpoint_insn().size() of them) are a breakpoint
+// instruction of any kind: int3, or a BRK of any immediate.
+bool is_breakpoint_insn(std::span<const uint8_t> bytes);
 // The probe address of a breakpoint trap, from the trap's pc.
 uint64_t probe_address_of_trap(uint64_t trap_pc);
 

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <ostream>
 
-#include "arch/probe_insn.h"
 #include "cli/perfetto.h"
 #include "cli/syscall_summary.h"
 #include "cli/terminal_text.h"
@@ -112,12 +111,6 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
   sources.executable = executable;
   auto set = load_definitions(sources, errors);
   if (!set) return unexpected(SetupFailure{kExitBadDefinition, ""});
-  if (!arch::kHasReturnProbes &&
-      std::any_of(set->specs().begin(), set->specs().end(),
-                  [](const trace::ProbeSpec& spec) { return spec.point.is_return; })) {
-    return unexpected(SetupFailure{
-        kExitBadDefinition, "return probes: not supported on this architecture yet (arm64)"});
-  }
   if (auto disabled = disabled_ids(settings.disabled, *set); !disabled) {
     return unexpected(SetupFailure{kExitBadDefinition, printable(disabled.error().message)});
   }

@@ -89,16 +89,10 @@ if [ -n "$unit" ]; then
   units=$(ls "$unit"/*_test 2>/dev/null || true)
 fi
 
-# The probe engine: a dprobe built without one says so for `run`; an
-# engine without return probes (arm64's, so far) says so for `r:`.
+# The probe engine: a dprobe built without one says so for `run`.
 engine=1
 if "$DPROBE" run -- /bin/true 2>&1 | grep -q 'not supported on this architecture'; then
   engine=0
-fi
-retprobe=$engine
-if [ "$engine" = 1 ] && "$DPROBE" run -e 'r:selftest/ret st_step' -- "$PROGRAMS/selftest_O0" 0 2>&1 |
-  grep -q 'not supported on this architecture'; then
-  retprobe=0
 fi
 
 number=0 passed=0 failed=0 skipped=0 unsupported=0
@@ -123,8 +117,6 @@ unmet() {  # CASE
         [ "$engine" = 1 ] || { echo "UNSUPPORTED on this architecture"; return 2; } ;;
       noengine)
         [ "$engine" = 0 ] || { echo "this build has the probe engine"; return 1; } ;;
-      retprobe)
-        [ "$retprobe" = 1 ] || { echo "UNSUPPORTED on this architecture (return probes)"; return 2; } ;;
       root)
         [ "$(id -u)" = 0 ] || { echo "needs root"; return 1; } ;;
       tracefs)

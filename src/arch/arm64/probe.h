@@ -35,9 +35,10 @@ inline constexpr uint16_t kBreakpointImm = 0x6470;
 inline constexpr uint32_t kBreakpointWord = 0xd4200000u | (uint32_t{kBreakpointImm} << 5);
 inline constexpr size_t kInsnBytes = 4;
 
-// A slot must be reachable by B both ways: ±128 MiB, less a page of margin
-// for the slot's own words.
-inline constexpr uint64_t kSlotReach = (uint64_t{128} << 20) - 4096;
+// A slot must be reachable by B both ways: ±128 MiB, less the margin of a
+// whole slot page (core's allocator measures from a page's start, and its
+// pages are 64 KiB).
+inline constexpr uint64_t kSlotReach = (uint64_t{128} << 20) - (uint64_t{128} << 10);
 // A slot's words: at most the literal-load sequence (write_slot).
 inline constexpr size_t kSlotBytes = 32;
 

@@ -27,6 +27,13 @@ Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_addr
 
 std::span<const uint8_t> breakpoint_insn() { return kBreakpoint; }
 
+bool is_breakpoint_insn(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 4) return false;
+  const uint32_t word = uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 |
+                        uint32_t{bytes[3]} << 24;
+  return (word & 0xffe0001fu) == 0xd4200000u;  // BRK #imm16
+}
+
 // BRK reports its own address.
 uint64_t probe_address_of_trap(uint64_t trap_pc) { return trap_pc; }
 

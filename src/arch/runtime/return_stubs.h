@@ -25,6 +25,19 @@
 
 namespace dprobe::arch {
 
+// How an unwinder goes through a stub (the ISA's DWARF columns): the CFA is
+// put `cfa_offset` above the stub's stack pointer, with the stack pointer
+// given explicitly as CFA - cfa_offset: a zero-size frame would share its
+// CFA with the hijacked function's frame, and libgcc, which tells frames
+// apart by CFA, would take the stub for the frame of the exception's
+// handler. The return address is read from the instance's data slot.
+struct StubUnwindRules {
+  uint8_t return_column;
+  uint8_t sp_column;
+  uint8_t cfa_offset;  // a multiple of 8
+};
+extern const StubUnwindRules kStubUnwindRules;
+
 // ---- The return-address hijack (the kernel's arch_rethook_prepare and
 // arch_rethook_fixup_return), at a probed function's first instruction.
 
@@ -52,7 +65,9 @@ class ReturnStubs {
   // data + i * stride (the caller keeps the real return address there).
   static Result<ReturnStubs> create(uint32_t count, uint64_t data, uint64_t stride);
 
-  uint64_t address(uint32_t index) const { return code_ + kHeaderBytes + index * kStubBytes + 1; }
+  uint64_t address(uint32_t index) const {
+    return code_ + kHeaderBytes + index * kStubBytes + kEntryOffset;
+  }
   std::optional<uint32_t> index_of(uint64_t address) const;
   bool contains(uint64_t address) const { return address >= code_ && address < code_end_; }
   uint32_t count() const { return count_; }
@@ -63,6 +78,16 @@ class ReturnStubs {
  private:
   static constexpr uint64_t kHeaderBytes = 16;  // the common trampoline's address
   static constexpr uint64_t kStubBytes = 16;
+  // Where in a stub the hijacked return lands: past one instruction of
+  // padding, since an unwinder looks "return address - 1" up.
+#if defined(__x86_64__)
+  static constexpr uint64_t kEntryOffset = 1;
+#else
+  static constexpr uint64_t kEntryOffset = 4;
+#endif
+  // The ISA's stub i, written at `stub` (which sits at `begin` in memory),
+  // reaching dprobe_return_common through the header at `header`.
+  static void write_stub(uint8_t* stub, uint32_t index, uint64_t begin, uint64_t header);
   ReturnStubs(uint64_t code, uint32_t count);
   uint64_t code_ = 0;
   uint64_t code_end_ = 0;

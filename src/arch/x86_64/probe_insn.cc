@@ -52,6 +52,10 @@ Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_addr
 
 std::span<const uint8_t> breakpoint_insn() { return kInt3; }
 
+bool is_breakpoint_insn(std::span<const uint8_t> bytes) {
+  return !bytes.empty() && bytes[0] == kInt3[0];
+}
+
 uint64_t probe_address_of_trap(uint64_t trap_pc) { return trap_pc - 1; }
 
 void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& regs,

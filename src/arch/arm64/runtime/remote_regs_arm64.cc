@@ -42,11 +42,14 @@ bool write_remote_regs(pid_t tid, const RemoteRegs& regs) {
 uint64_t remote_pc(const RemoteRegs& regs) { return regs.gp.pc; }
 uint64_t remote_sp(const RemoteRegs& regs) { return regs.gp.sp; }
 uint64_t remote_result(const RemoteRegs& regs) { return regs.gp.regs[0]; }
+// At a ptrace stop arm64's signal path has already forgotten the call
+// (NT_ARM_SYSTEM_CALL reads -1), so a thread blocked in one is not told
+// apart here: attach then waits its load point's patience out.
 bool in_remote_syscall(const RemoteRegs& regs) { return regs.syscall_nr >= 0; }
 
-// The call's first argument is gone (x0 holds -ERESTART_RESTARTBLOCK), so
-// the call cannot be made again as on x86_64: the kernel's own restart
-// stays, and may return EINTR (docs/selftests.md, arm64).
+// Nothing to do: at a ptrace stop arm64's signal path has already put the
+// pc back on the svc and x0 back to the call's first argument, so writing
+// the saved registers back makes the call again.
 void reissue_stopped_syscall(RemoteRegs&) {}
 
 uint64_t set_up_remote_call(RemoteRegs& regs, uint64_t function, std::span<const uint64_t> args,

@@ -1,20 +1,40 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// arm64's return-address hijack: at a function's entry the return address
-// is the link register x30, not a stack word. The stubs (and their unwind
-// information) are not built yet: return probes on arm64 are issue 11's,
-// and until then a session that asks for them fails to set up.
+// arm64 return stubs. At a function's entry its return address is the link
+// register x30, not a stack word: the hijack replaces x30 in the hit's
+// registers. Stub i, 16 bytes:
+//
+//   +0   nop                 padding: an unwinder looks up "return address
+//                            - 1", which must fall in stub i's FDE
+//   +4   movz x16, #i        the instance (x16: the intra-call scratch)
+//   +8   ldr x17, header     dprobe_return_common's address, at the table's
+//   +12  br x17              start (within a literal load's ±1 MiB)
+//
+// Its FDE (arch/runtime/return_stubs.cc): the return address (column 30)
+// is saved at data slot i, and the caller's sp is the stub's own.
+#include <cstring>
+
 #include "arch/runtime/return_stubs.h"
 
 namespace dprobe::arch {
+namespace {
 
-Result<ReturnStubs> ReturnStubs::create(uint32_t, uint64_t, uint64_t) {
-  return fail("return probes are not on arm64 yet");
+void put_word(uint8_t* at, uint32_t word) { std::memcpy(at, &word, 4); }
+
+}  // namespace
+
+const StubUnwindRules kStubUnwindRules = {30 /* x30 */, 31 /* sp */, 16};
+
+void ReturnStubs::write_stub(uint8_t* stub, uint32_t index, uint64_t begin, uint64_t header) {
+  const auto back = static_cast<int64_t>(header - (begin + 8));    // from the ldr, negative
+  put_word(stub, 0xd503201fu);                                     // nop
+  put_word(stub + 4, 0xd2800000u | (index & 0xffffu) << 5 | 16u);  // movz x16, #index
+  put_word(stub + 8, 0x58000000u | (static_cast<uint32_t>(back >> 2) & 0x7ffffu) << 5 | 17u);
+  put_word(stub + 12, 0xd61f0220u);  // br x17
 }
 
-std::optional<uint32_t> ReturnStubs::index_of(uint64_t) const { return std::nullopt; }
-
-// The call is known by the stack pointer at entry.
+// The call is known by the stack pointer at entry, which is also the one
+// its caller has back after the return.
 uint64_t entry_frame(const SavedRegs& regs) noexcept { return regs.slot[arm64::kSp]; }
 
 bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept {
@@ -28,9 +48,18 @@ bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
 }
 
 // Where the callee keeps x30 once its prologue ran is its own business:
-// whether the frame still returns to the stub cannot be read.
-bool frame_returns_to(uint64_t, uint64_t) noexcept { return false; }
+// whether the frame still returns to the stub cannot be read, so a frame
+// is taken to be there until its stub is returned through.
+bool frame_returns_to(uint64_t, uint64_t) noexcept { return true; }
 
-void load_return_regs(const uint64_t*, uint64_t, uint64_t, SavedRegs&) noexcept {}
+// dprobe_return_common saves x0..x30 in order.
+void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
+                      SavedRegs& regs) noexcept {
+  for (uint16_t i = 0; i < 30; ++i) regs.slot[arm64::kX0 + i] = saved[i];
+  regs.slot[arm64::kLr] = caller;  // as the function's own ret leaves it
+  regs.slot[arm64::kSp] = frame;
+  regs.slot[arm64::kPc] = caller;
+  regs.slot[arm64::kPstate] = 0;
+}
 
 }  // namespace dprobe::arch
