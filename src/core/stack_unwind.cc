@@ -204,9 +204,16 @@ bool step(Frame& frame, Walker& walker) {
     if (!caller_value(row, column, cfa, frame.regs, walker, caller, slot)) return false;
     if (column == rules.ra_column) ra_slot = slot;
   }
-  // An undefined return address marks the outermost frame (_start's); one
-  // without a rule would be this frame's own pc.
-  if (!caller.has(rules.ra_column) || ((rules.ruled >> rules.ra_column) & 1) == 0) return false;
+  // An undefined return address marks the outermost frame (_start's). One
+  // without a rule keeps its value: where the return column is the pc
+  // itself (x86_64's rip) that is this frame's own pc, the end; where it is
+  // a register (arm64's x30, at a function's entry or in a leaf) it holds
+  // the return address.
+  const bool ra_ruled = ((rules.ruled >> rules.ra_column) & 1) != 0;
+  if (!caller.has(rules.ra_column) ||
+      (!ra_ruled && kSlotOfColumn[rules.ra_column] == arch::kIpSlot)) {
+    return false;
+  }
   uint64_t ra = caller.value[rules.ra_column];
   if (walker.fixup != nullptr) ra = walker.fixup->real_return_address(ra, ra_slot);
   if (ra == 0) return false;
