@@ -27,6 +27,7 @@
 #include "arch/x86_64/optimize.h"
 #include "arch/x86_64/regs.h"
 #elif defined(__aarch64__)
+#include "arch/arm64/optimize.h"
 #include "arch/arm64/probe.h"
 #include "arch/arm64/regs.h"
 #else
@@ -76,9 +77,6 @@ inline const std::array<uint8_t, kMaxInsnBytes>& insn_bytes(const ProbeInsn& ins
   return insn.insn.bytes;
 }
 #elif defined(__aarch64__)
-// The arm64 engine is being built up (issue 11): the registers, the probed
-// instruction and its slot are there; the system call ABI, jump
-// optimization and the return hijack come with the agent's port.
 using SavedRegs = arm64::SavedRegs;
 inline constexpr uint16_t kIpSlot = arm64::kPc;
 inline constexpr uint16_t kSpSlot = arm64::kSp;
@@ -100,9 +98,10 @@ inline constexpr uint16_t kSyscallOrigNrSlot = 8;
 inline constexpr uint16_t kSyscallResultSlot = arm64::kX0;
 inline constexpr uint16_t kSyscallArgSlots[6] = {0, 1, 2, 3, 4, 5};
 
-// No jump optimization on arm64 yet: a plan never exists.
-struct OptimizePlan {};
-inline constexpr size_t kTrampolineBytes = 0;
+// Branch-optimized probes (arch/arm64/optimize.h); system call sites are
+// not rewritten (no plan is ever made for one).
+using OptimizePlan = arm64::OptimizePlan;
+inline constexpr size_t kTrampolineBytes = arm64::kTrampolineSize;
 inline constexpr size_t kSyscallTrampolineBytes = 0;
 
 using ProbeInsn = arm64::ProbeInsn;
@@ -143,8 +142,9 @@ void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& r
                       MemoryAccess& memory) noexcept;
 
 // ---- Jump optimization (the kernel's arch_prepare_optimized_kprobe family)
-// On arm64 every plan is refused so far, with the reason (issue 11's
-// branch-optimized probes), and the probe stays a breakpoint.
+// x86_64: a jmp rel32 over whole instructions (arch/x86_64/optimize.h);
+// arm64: one B over the probed instruction (arch/arm64/optimize.h). The
+// jump's first breakpoint_insn().size() bytes are its head, written last.
 
 // Whether the probe may become a jump to a trampoline: the plan, or the
 // reason it stays a breakpoint. `code` is the whole function, as the

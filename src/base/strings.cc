@@ -2,6 +2,7 @@
 #include "base/strings.h"
 
 #include <cctype>
+#include <cstdio>
 #include <limits>
 
 namespace dprobe {
@@ -111,6 +112,12 @@ bool has_wildcard(std::string_view text) {
 std::string_view trim(std::string_view text) {
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+std::string hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
   return text;
 }
 

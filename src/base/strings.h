@@ -35,6 +35,10 @@ bool has_wildcard(std::string_view text);
 
 std::string_view trim(std::string_view text);
 
+// "0x" and the value in lowercase hex, as the kernel's %#lx and the
+// engine's messages print an address.
+std::string hex(uint64_t value);
+
 }  // namespace dprobe
 
 #endif  // DPROBE_BASE_STRINGS_H_

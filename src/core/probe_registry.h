@@ -211,7 +211,7 @@ class ProbeRegistry {
   static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
   static std::vector<uint8_t> jump_bytes(const Probe& probe);
   bool write_tail(Probe& probe, std::span<const uint8_t> jump);
-  void write_first_byte(Probe& probe, std::span<const uint8_t> jump);
+  void write_head(Probe& probe, std::span<const uint8_t> jump);
   void restore_tail(const Probe& probe) noexcept;
   void unoptimize(Probe& probe) noexcept;
   void unoptimize_around(uint64_t address) noexcept;

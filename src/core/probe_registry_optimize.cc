@@ -12,7 +12,8 @@
 // handler can still hold the older view (two epoch flips) and every other
 // thread is known to be outside the bytes to be replaced and the probe's
 // out-of-line slot (or was moved into the copy), the jump's tail is written,
-// then its first byte, with every core serialized between the steps.
+// then its head (the breakpoint's bytes), with every core serialized between
+// the steps.
 // Undoing it is the reverse, and needs no such check: no thread can be
 // inside bytes that only a jump skips over.
 #include <algorithm>
@@ -24,6 +25,11 @@ namespace dprobe::core {
 namespace {
 
 bool strictly_inside(uint64_t pc, uint64_t begin, uint64_t end) { return pc > begin && pc < end; }
+
+// The jump's head: the bytes of a breakpoint, written last over it (x86_64:
+// int3's one byte, then the jmp's opcode). On arm64 the head is the whole
+// branch, one aligned word written at once: there is no tail.
+size_t head_length() { return arch::breakpoint_insn().size(); }
 
 // Why a probe stays a breakpoint.
 Unexpected<std::string> refuse(std::string why) { return unexpected(std::move(why)); }
@@ -45,7 +51,8 @@ std::vector<uint8_t> ProbeRegistry::original_code(uint64_t begin, uint64_t size)
       std::copy_n(probe->displaced.begin(), n,
                   code.begin() + static_cast<ptrdiff_t>(address - begin));
     }
-    if (!probe->original.empty()) code[address - begin] = probe->original[0];
+    const size_t n = std::min<size_t>(probe->original.size(), begin + size - address);
+    std::copy_n(probe->original.begin(), n, code.begin() + static_cast<ptrdiff_t>(address - begin));
   }
   return code;
 }
@@ -138,7 +145,7 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
     }
   }
   optimizer_->sync_cores();
-  for (Probe* probe : tails_written) write_first_byte(*probe, jump_bytes(*probe));
+  for (Probe* probe : tails_written) write_head(*probe, jump_bytes(*probe));
   optimizer_->sync_cores();
 }
 
@@ -169,11 +176,13 @@ void ProbeRegistry::note_reason(const std::vector<Probe*>& probes, const std::st
   for (Probe* probe : probes) probe->breakpoint_reason = reason;
 }
 
-// Tail first, the first byte last (every core serialized in between, by
-// the caller, for all the probes of a batch at once): a thread sees the
+// Tail first, the head last (every core serialized in between, by the
+// caller, for all the probes of a batch at once): a thread sees the
 // breakpoint or the whole jump, never a part of it.
 bool ProbeRegistry::write_tail(Probe& probe, std::span<const uint8_t> jump) {
-  if (patcher_.write(probe.address + 1, {jump.data() + 1, jump.size() - 1})) return true;
+  const size_t head = head_length();
+  if (jump.size() <= head) return true;
+  if (patcher_.write(probe.address + head, jump.subspan(head))) return true;
   restore_tail(probe);
   probe.breakpoint_reason = "the jump could not be written";
   return false;
@@ -190,7 +199,7 @@ Result<void> ProbeRegistry::arm_jump(Probe& probe) {
   return {};
 }
 
-// Tail, then first byte, with nothing called in between that a probe
+// Tail, then head, with nothing called in between that a probe
 // could be on: this very thread may call the function (malloc, say) the
 // moment the patcher returns, and between the two writes the bytes are
 // neither the old instructions nor the jump. So the bytes are made
@@ -199,7 +208,7 @@ bool ProbeRegistry::write_jump_at_once(Probe& probe) {
   const std::vector<uint8_t> jump = jump_bytes(probe);
   if (!write_tail(probe, jump)) return false;
   optimizer_->sync_cores();
-  write_first_byte(probe, jump);
+  write_head(probe, jump);
   optimizer_->sync_cores();
   return probe.optimized.load();
 }
@@ -229,8 +238,8 @@ std::vector<uint8_t> ProbeRegistry::jump_bytes(const Probe& probe) {
   return arch::site_jump_bytes(probe.address, probe.trampoline, probe.displaced_length);
 }
 
-void ProbeRegistry::write_first_byte(Probe& probe, std::span<const uint8_t> jump) {
-  if (patcher_.write(probe.address, {jump.data(), 1})) {
+void ProbeRegistry::write_head(Probe& probe, std::span<const uint8_t> jump) {
+  if (patcher_.write(probe.address, jump.first(head_length()))) {
     probe.optimized.store(true);
     return;
   }
@@ -239,12 +248,14 @@ void ProbeRegistry::write_first_byte(Probe& probe, std::span<const uint8_t> jump
 }
 
 void ProbeRegistry::restore_tail(const Probe& probe) noexcept {
-  if (probe.displaced.size() < 2) return;
-  (void)patcher_.write(probe.address + 1, {probe.displaced.data() + 1, probe.displaced.size() - 1});
+  const size_t head = head_length();
+  if (probe.displaced.size() <= head) return;
+  (void)patcher_.write(probe.address + head,
+                       std::span<const uint8_t>(probe.displaced).subspan(head));
   if (optimizer_) optimizer_->sync_cores();
 }
 
-// Back to a breakpoint: the first byte traps again (into the trampoline's
+// Back to a breakpoint: the head traps again (into the trampoline's
 // copy), then the displaced bytes come back.
 void ProbeRegistry::unoptimize(Probe& probe) noexcept {
   if (!probe.optimized.load()) return;

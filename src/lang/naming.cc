@@ -6,16 +6,11 @@
 #include <cstdio>
 
 #include "base/cxx_names.h"
+#include "base/strings.h"
 #include "lang/limits.h"
 
 namespace dprobe::lang {
 namespace {
-
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof(buffer), "0x%" PRIx64, value);
-  return buffer;
-}
 
 // uprobe_events names a probe after its file: the basename up to the first
 // '.', '-' or '_' ("libc.so.6" -> "libc").

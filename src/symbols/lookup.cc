@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace dprobe::symbols {
 namespace {
 
@@ -13,12 +15,6 @@ using Kind = LookupError::Kind;
 
 Unexpected<LookupError> error(Kind kind, std::string detail) {
   return unexpected(LookupError{kind, std::move(detail), {}});
-}
-
-std::string hex(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, value);
-  return buf;
 }
 
 // Several names at one address are one function; one name at two addresses

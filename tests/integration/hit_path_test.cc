@@ -1,10 +1,12 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // An optimized probe's trampoline saves the general registers and flags,
-// never the x87/SSE/AVX state: the probed function's floating-point and
-// vector arguments live there. So no function on the hit path may touch
-// that state, nor call the C library's memcpy/memset (which use it). The
-// agent as built is disassembled and its hit-path functions are read.
+// never the x87/SSE/AVX state (x86_64) or the FP/SIMD/SVE state (arm64):
+// the probed function's floating-point and vector arguments live there.
+// So no function on the hit path may touch that state, nor call the C
+// library's memcpy/memset (which use it; the agent has its own). The
+// agents as built (this host's, and the arm64 cross build's when there is
+// one) are disassembled and their hit-path functions are read.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -69,6 +71,10 @@ constexpr std::array kHitPath = {
     "hist_field_value",
     "capture_user_stack",
     "unwind_stack",
+    // The agent's own (agent/memory_functions.cc), which the compiler calls.
+    "memset",
+    "memcpy",
+    "memmove",
 };
 
 std::string agent_library() {
@@ -76,9 +82,10 @@ std::string agent_library() {
   return binary.substr(0, binary.rfind('/')) + "/libdprobe_agent.so";
 }
 
-std::string disassembly(const std::string& path) {
+std::string disassembly(const std::string& objdump, const std::string& path) {
   std::string text;
-  FILE* pipe = ::popen(("objdump -d -C --no-show-raw-insn " + path + " 2>/dev/null").c_str(), "r");
+  FILE* pipe =
+      ::popen((objdump + " -d -C --no-show-raw-insn " + path + " 2>/dev/null").c_str(), "r");
   if (pipe == nullptr) return text;
   char buffer[4096];
   size_t n;
@@ -94,14 +101,14 @@ bool on_hit_path(const std::string& function) {
   return false;
 }
 
-TEST(HitPath, TouchesNoVectorOrX87StateAndCallsNoLibcCopy) {
-  const std::string text = disassembly(agent_library());
-  if (text.empty()) GTEST_SKIP() << "needs objdump";
+struct Offences {
+  size_t functions = 0;  // hit-path functions found
+  std::vector<std::string> lines;
+};
+
+Offences hit_path_offences(const std::string& text, const std::regex& forbidden) {
   const std::regex header(R"(^[0-9a-f]+ <(.*)>:$)");
-  const std::regex forbidden(
-      R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms|<(memcpy|memset|memmove)@plt>)");
-  std::vector<std::string> offences;
-  size_t functions = 0;
+  Offences found;
   std::string current;
   bool watched = false;
   size_t begin = 0;
@@ -113,13 +120,45 @@ TEST(HitPath, TouchesNoVectorOrX87StateAndCallsNoLibcCopy) {
     if (std::regex_match(line, match, header)) {
       current = match[1];
       watched = on_hit_path(current);
-      functions += watched ? 1 : 0;
+      found.functions += watched ? 1 : 0;
       continue;
     }
-    if (watched && std::regex_search(line, forbidden)) offences.push_back(current + ": " + line);
+    if (watched && std::regex_search(line, forbidden)) found.lines.push_back(current + ": " + line);
   }
-  EXPECT_GE(functions, 15u) << "the hit path's functions were not found by name";
-  EXPECT_THAT(offences, ::testing::IsEmpty());
+  return found;
+}
+
+#if defined(__x86_64__)
+TEST(HitPath, TouchesNoVectorOrX87StateAndCallsNoLibcCopy) {
+  const std::string text = disassembly("objdump", agent_library());
+  if (text.empty()) GTEST_SKIP() << "needs objdump";
+  const std::regex forbidden(
+      R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms|<(memcpy|memset|memmove)@plt>)");
+  const Offences found = hit_path_offences(text, forbidden);
+  EXPECT_GE(found.functions, 15u) << "the hit path's functions were not found by name";
+  EXPECT_THAT(found.lines, ::testing::IsEmpty());
+}
+#endif
+
+// The arm64 agent: no FP/SIMD or SVE register (q, v, d, s, h, b, z, p as
+// operands), no FPSR/FPCR, no call into the C library's copies.
+TEST(HitPath, Arm64AgentTouchesNoFpSimdStateAndCallsNoLibcCopy) {
+  const std::string agent = DPROBE_ARM64_AGENT;
+  if (std::FILE* f = std::fopen(agent.c_str(), "rb")) {
+    std::fclose(f);
+  } else {
+    GTEST_SKIP() << "no arm64 cross build at " << agent;
+  }
+  const std::string text = disassembly("aarch64-linux-gnu-objdump", agent);
+  if (text.empty()) GTEST_SKIP() << "needs aarch64-linux-gnu-objdump";
+  const std::regex forbidden(
+      R"([\s,\[{][qvdshbzp]([0-9]|[12][0-9]|3[01])(\.[0-9a-z]+)?(\[[0-9]+\])?(/[zm])?(,|\]|\}|$)|fpsr|fpcr|<(memcpy|memset|memmove)@plt>)");
+  const Offences found = hit_path_offences(text, forbidden);
+  EXPECT_GE(found.functions, 15u) << "the hit path's functions were not found by name";
+  EXPECT_THAT(found.lines, ::testing::IsEmpty());
+  // The pattern does see vector registers: the rest of the agent has some.
+  EXPECT_NE(text.find("\tstp\tq"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(std::string("\tstp\tq0, q1, [sp, #32]"), forbidden));
 }
 
 }  // namespace

@@ -4,34 +4,23 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "arch/arm64/encode.h"
 #include "arch/arm64/simulate.h"
 
 namespace dprobe::arch::arm64 {
 namespace {
+
+using encode::put_word;
 
 uint32_t word_at(std::span<const uint8_t> code, size_t at) {
   return uint32_t{code[at]} | uint32_t{code[at + 1]} << 8 | uint32_t{code[at + 2]} << 16 |
          uint32_t{code[at + 3]} << 24;
 }
 
-void put_word(std::span<uint8_t> out, size_t at, uint32_t word) {
-  for (size_t i = 0; i < 4; ++i) out[at + i] = static_cast<uint8_t>(word >> (8 * i));
-}
-
 std::string hex_word(uint64_t address, uint32_t word) {
   char text[48];
   std::snprintf(text, sizeof(text), "0x%llx: %08x", static_cast<unsigned long long>(address), word);
   return text;
-}
-
-bool within_branch_reach(int64_t offset) {
-  return offset >= -(int64_t{1} << 27) && offset < (int64_t{1} << 27);
-}
-
-// B from `from` to `to`; the caller checked the reach.
-uint32_t branch(uint64_t from, uint64_t to) {
-  const auto offset = static_cast<int64_t>(to - from);
-  return 0x14000000u | (static_cast<uint32_t>(offset >> 2) & 0x03ffffffu);
 }
 
 bool is_literal_load(const Decoded& d) {
@@ -43,21 +32,20 @@ bool is_literal_load(const Decoded& d) {
 size_t write_literal_slot(const ProbeInsn& insn, uint64_t slot, std::span<uint8_t> out) {
   const uint32_t rt = insn.decoded.reg;
   const uint64_t literal = insn.address + static_cast<uint64_t>(insn.decoded.offset);
-  put_word(out, 0, 0x58000000u | (16u / 4u) << 5 | rt);  // LDR Xt, slot + 16
-  uint32_t load = 0xb9400000u;                           // LDR Wt, [Xn]
-  if (insn.decoded.op == Op::kLdrswLiteral) {
-    load = 0xb9800000u;  // LDRSW Xt, [Xn]
-  } else if (insn.decoded.wide) {
-    load = 0xf9400000u;  // LDR Xt, [Xn]
-  }
-  put_word(out, 4, load | rt << 5 | rt);
-  put_word(out, 8, branch(slot + 8, insn.address + kInsnBytes));
-  put_word(out, 12, 0xd503201fu);  // NOP: the literal below stays 8-byte aligned
-  for (size_t i = 0; i < 8; ++i) out[16 + i] = static_cast<uint8_t>(literal >> (8 * i));
+  put_word(out, 0, encode::ldr_literal_x(rt, 16));  // LDR Xt, slot + 16
+  put_word(out, 4, literal_load_from(insn.decoded, rt));
+  put_word(out, 8, encode::b(slot + 8, insn.address + kInsnBytes));
+  put_word(out, 12, encode::kNop);  // the literal below stays 8-byte aligned
+  encode::put_quad(out, 16, literal);
   return 24;
 }
 
 }  // namespace
+
+uint32_t literal_load_from(const Decoded& d, uint32_t rn) {
+  if (d.op == Op::kLdrswLiteral) return encode::ldrsw_base(d.reg, rn);
+  return d.wide ? encode::ldr_x_base(d.reg, rn) : encode::ldr_w_base(d.reg, rn);
+}
 
 Result<ProbeInsn, Refusal> prepare_probe(std::span<const uint8_t> code, uint64_t code_address,
                                          uint64_t probe_address) {
@@ -105,18 +93,18 @@ Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_addr
                                        std::span<uint8_t> out) {
   if (out.size() < kSlotBytes) return unexpected(std::string("slot buffer too small"));
   if (slot_address % kInsnBytes != 0) return unexpected(std::string("misaligned slot"));
-  const auto back = static_cast<int64_t>(insn.address + kInsnBytes - (slot_address + 8));
-  const auto ahead = static_cast<int64_t>(insn.address + kInsnBytes - slot_address);
-  if (!within_branch_reach(back) || !within_branch_reach(ahead)) {
+  const uint64_t next = insn.address + kInsnBytes;
+  if (!encode::within_b_reach(slot_address + 8, next) ||
+      !encode::within_b_reach(slot_address, next)) {
     return unexpected(std::string("the slot is out of a branch's reach of the probe"));
   }
   if (insn.decoded.cls == InsnClass::kOutOfLine) {
     put_word(out, 0, insn.word);
-    put_word(out, 4, branch(slot_address + 4, insn.address + kInsnBytes));
+    put_word(out, 4, encode::b(slot_address + 4, next));
     return 8;
   }
   if (is_literal_load(insn.decoded)) return write_literal_slot(insn, slot_address, out);
-  put_word(out, 0, branch(slot_address, insn.address + kInsnBytes));
+  put_word(out, 0, encode::b(slot_address, next));
   return 4;
 }
 

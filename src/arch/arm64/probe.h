@@ -74,6 +74,10 @@ Result<size_t, std::string> write_slot(const ProbeInsn& insn, uint64_t slot_addr
 void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& regs,
                       MemoryAccess& memory) noexcept;
 
+// The load a literal load (LDR Wt/Xt, LDRSW) makes, as LDR{,SW} from
+// [Xn] into its own Rt: the slot's and the trampoline's second word.
+uint32_t literal_load_from(const Decoded& d, uint32_t rn);
+
 }  // namespace dprobe::arch::arm64
 
 #endif  // DPROBE_ARCH_ARM64_PROBE_H_

@@ -1,8 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The engine's arch operations (arch/probe_insn.h) on an arm64 host: the
-// probe layer of arch/arm64/probe.h, and the refusal of what arm64 does
-// not have yet (jump optimization: issue 11's branch-optimized probes).
+// probe layer of arch/arm64/probe.h and the branch optimization of
+// arch/arm64/optimize.h.
 #include "arch/probe_insn.h"
 
 namespace dprobe::arch {
@@ -42,42 +42,61 @@ void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& r
   arm64::resume_after_hit(insn, slot_address, regs, memory);
 }
 
-// ---- Jump optimization: not on arm64 yet. Every plan is refused with
-// the reason the probe list shows; without a plan nothing below is called.
+// ---- Branch-optimized probes (arch/arm64/optimize.h).
+
+Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
+                                                    uint64_t function_address,
+                                                    uint64_t probe_address,
+                                                    std::span<const uint64_t>) {
+  // One instruction is replaced: no landing pad or branch can be inside it.
+  auto insn = arm64::prepare_probe(code, function_address, probe_address);
+  if (!insn) return unexpected(std::move(insn.error().message));
+  return arm64::can_optimize(*insn);
+}
+
+size_t displaced_length(const OptimizePlan&) { return arm64::kInsnBytes; }
+std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan) {
+  const auto bytes = insn_bytes(plan.insn);
+  return {bytes.begin(), bytes.end()};
+}
+uint64_t displaced_address(const OptimizePlan& plan) { return plan.insn.address; }
+
+Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, uint64_t address,
+                                             uint64_t handler, uint64_t cookie,
+                                             std::span<uint8_t> out) {
+  return arm64::write_trampoline(plan, {address, handler, cookie}, out);
+}
+
+uint64_t trampoline_copy_address(const OptimizePlan&, uint64_t trampoline, uint64_t) {
+  return trampoline + arm64::displaced_copy_offset();
+}
+
+std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t) {
+  const uint32_t word = arm64::site_branch(site, trampoline);
+  return {static_cast<uint8_t>(word), static_cast<uint8_t>(word >> 8),
+          static_cast<uint8_t>(word >> 16), static_cast<uint8_t>(word >> 24)};
+}
+
+// ---- System call sites are not rewritten on arm64: Debian 12's arm64
+// kernel has no Syscall User Dispatch to find them by, and svc is not
+// relocated. Every plan is refused; without one nothing below is called.
 
 namespace {
 
-constexpr const char* kNoJumps =
-    "arm64 has no jump-optimized probes yet (branch-optimized probes: issue 11)";
+constexpr const char* kNoSiteRewrite = "system call sites are not rewritten on arm64";
 
 }  // namespace
 
-Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t>, uint64_t, uint64_t,
-                                                    std::span<const uint64_t>) {
-  return unexpected(std::string(kNoJumps));
-}
-
 Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t>, uint64_t, uint64_t,
                                                        std::span<const uint64_t>) {
-  return unexpected(std::string(kNoJumps));
-}
-
-size_t displaced_length(const OptimizePlan&) { return 0; }
-std::vector<uint8_t> displaced_bytes(const OptimizePlan&) { return {}; }
-uint64_t displaced_address(const OptimizePlan&) { return 0; }
-
-Result<size_t, std::string> write_trampoline(const OptimizePlan&, uint64_t, uint64_t, uint64_t,
-                                             std::span<uint8_t>) {
-  return unexpected(std::string(kNoJumps));
+  return unexpected(std::string(kNoSiteRewrite));
 }
 
 Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan&, uint64_t, uint64_t,
                                                      uint64_t, uint64_t, std::span<uint8_t>) {
-  return unexpected(std::string(kNoJumps));
+  return unexpected(std::string(kNoSiteRewrite));
 }
 
-uint64_t trampoline_copy_address(const OptimizePlan&, uint64_t, uint64_t pc) { return pc; }
 uint64_t syscall_trampoline_copy_address(const OptimizePlan&, uint64_t, uint64_t pc) { return pc; }
-std::vector<uint8_t> site_jump_bytes(uint64_t, uint64_t, size_t) { return {}; }
 
 }  // namespace dprobe::arch

@@ -9,6 +9,7 @@
 
 #include "arch/x86_64/classify.h"
 #include "arch/x86_64/zydis_decode.h"
+#include "base/strings.h"
 
 namespace dprobe::arch::x86_64 {
 namespace {
@@ -24,12 +25,6 @@ struct Scanned {
   bool has_rip_target = false;   // a [rip+disp] operand (lea of a code address, a load)
   uint64_t rip_target = 0;
 };
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 const char* name_of(ZydisMnemonic mnemonic) {
   const char* name = ZydisMnemonicGetString(mnemonic);

@@ -36,6 +36,7 @@
 #include "arch/x86_64/classify.h"
 #include "arch/x86_64/optimize.h"
 #include "arch/x86_64/regs.h"
+#include "base/strings.h"
 
 namespace dprobe::arch::x86_64 {
 namespace {
@@ -80,12 +81,6 @@ bool fits_int8(int64_t value) { return value >= -128 && value <= 127; }
 
 // User addresses are below 2^47: the difference of two never overflows.
 int64_t distance(uint64_t from, uint64_t to) { return static_cast<int64_t>(to - from); }
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // Appends bytes to the trampoline; the caller checked the room.
 class Emitter {

@@ -9,7 +9,7 @@
 #   /bin/busybox                   static; /init makes its applet links
 #   /opt/dprobe/dprobe             the build's dprobe, and its agent when built
 #   /opt/dprobe/tests/programs/    the build's test programs
-#   /opt/dprobe/tests/selftests/   run.sh, lib.sh, cases/, and data/ (the build's)
+#   /opt/dprobe/tests/selftests/   run.sh, lib.sh, cases/, bench/, and data/ (the build's)
 #   /opt/dprobe/unit/              with --unit: the build's GoogleTest binaries
 #   /lib64, /usr/lib/TRIPLET       the dynamic loader and every shared library
 #                                  the binaries above need, found through their
@@ -86,6 +86,7 @@ fi
 
 cp "$selftests/run.sh" "$selftests/lib.sh" "$root/opt/dprobe/tests/selftests/"
 cp -r "$selftests/cases" "$root/opt/dprobe/tests/selftests/cases"
+cp -r "$selftests/bench" "$root/opt/dprobe/tests/selftests/bench"
 [ -f "$here/unit_skips.txt" ] && cp "$here/unit_skips.txt" "$root/opt/dprobe/tests/selftests/"
 [ -d "$build/tests/selftests/data" ] || { echo "initramfs: no $build/tests/selftests/data: build first" >&2; exit 1; }
 cp -r "$build/tests/selftests/data" "$root/opt/dprobe/tests/selftests/data"
