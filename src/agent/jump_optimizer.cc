@@ -66,6 +66,11 @@ void set_optimization(bool wanted) {
 }
 
 void optimize_armed(uint64_t begin, uint64_t end) {
+  // The breakpoints just written are in every core's instruction stream
+  // before the CLI hears they are armed: the kernel's write cleaned the
+  // caches, but on arm64 a core that does not pass a context
+  // synchronization may run the old instruction for a while.
+  sync_cores();
   if (!g_wanted || !g_registered) return;
   AgentState& state = agent_state();
   std::lock_guard lock(state.registry_writer);

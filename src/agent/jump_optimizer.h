@@ -23,8 +23,9 @@ namespace dprobe::agent {
 // cores for us, nothing is optimized.
 void set_optimization(bool wanted);
 
-// Turns the armed probes of [begin, end) into jumps where safe. Takes the
-// registry's writer lock.
+// Serializes every core (so that the breakpoints just armed are seen
+// everywhere), then turns the armed probes of [begin, end) into jumps
+// where safe. Takes the registry's writer lock.
 void optimize_armed(uint64_t begin, uint64_t end);
 
 // How each armed probe of [begin, end) is armed, for the CLI.

@@ -249,7 +249,10 @@ Result<TracedProcess::StopPoint> TracedProcess::main_stop_point() const {
   if (!arch::read_remote_regs(caller_, regs)) {
     return fail("cannot read registers: " + errno_text());
   }
-  return StopPoint{arch::remote_pc(regs), arch::in_remote_syscall(regs)};
+  const uint64_t pc = arch::remote_pc(regs);
+  uint8_t code[4];  // enough for a system call instruction (syscall: 2, svc: 4)
+  const bool readable = static_cast<bool>(read(pc, code, sizeof(code)));
+  return StopPoint{pc, arch::in_remote_syscall(regs, {code, readable ? sizeof(code) : 0})};
 }
 
 Result<void> TracedProcess::read(uint64_t address, void* out, size_t size) const {

@@ -74,7 +74,7 @@ if [ $# -gt 0 ]; then
   cases=
   for name in "$@"; do
     case "$name" in
-      */*) path=$name ;;
+      */*) path=$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name") ;;
       *) path="$here/cases/${name%.tc}.tc" ;;
     esac
     [ -f "$path" ] || { echo "Bail out! no case $name ($path)"; exit 2; }

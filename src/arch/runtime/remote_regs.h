@@ -43,7 +43,11 @@ uint64_t remote_pc(const RemoteRegs& regs);
 uint64_t remote_sp(const RemoteRegs& regs);
 uint64_t remote_result(const RemoteRegs& regs);
 // Whether the thread stopped inside a system call (which it would restart).
-bool in_remote_syscall(const RemoteRegs& regs);
+// `at_pc` holds the bytes at the stopped pc (4, read by the caller; empty
+// when unreadable): x86_64 tells by orig_ax, but at a ptrace stop arm64's
+// signal path has already forgotten the call and rewound a restartable one
+// onto its svc, which is what tells there.
+bool in_remote_syscall(const RemoteRegs& regs, std::span<const uint8_t> at_pc);
 
 // A system call stopped with the kernel's -ERESTART_RESTARTBLOCK (nanosleep,
 // poll, futex with a timeout) continues through restart_syscall and the

@@ -7,7 +7,7 @@
 #
 #   /init                          tests/selftests/vm/init
 #   /bin/busybox                   static; /init makes its applet links
-#   /opt/dprobe/dprobe             the build's dprobe, and its agent when built
+#   /opt/dprobe/dprobe             the build's dprobe, and its agent and attach hook when built
 #   /opt/dprobe/tests/programs/    the build's test programs
 #   /opt/dprobe/tests/selftests/   run.sh, lib.sh, cases/, bench/, and data/ (the build's)
 #   /opt/dprobe/unit/              with --unit: the build's GoogleTest binaries
@@ -66,7 +66,9 @@ add_elf() {  # SOURCE DIRECTORY [keep]
 }
 
 add_elf "$build/dprobe" "$root/opt/dprobe"
-if [ -f "$build/libdprobe_agent.so" ]; then add_elf "$build/libdprobe_agent.so" "$root/opt/dprobe"; fi
+for library in libdprobe_agent.so libdprobe_attach.so; do
+  if [ -f "$build/$library" ]; then add_elf "$build/$library" "$root/opt/dprobe"; fi
+done
 for program in "$build"/tests/programs/*; do
   if is_elf "$program" && [ -x "$program" ]; then add_elf "$program" "$root/opt/dprobe/tests/programs" keep; fi
 done

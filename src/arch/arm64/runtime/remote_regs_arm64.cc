@@ -8,6 +8,9 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "arch/runtime/remote_regs.h"
 
 namespace dprobe::arch {
@@ -43,9 +46,14 @@ uint64_t remote_pc(const RemoteRegs& regs) { return regs.gp.pc; }
 uint64_t remote_sp(const RemoteRegs& regs) { return regs.gp.sp; }
 uint64_t remote_result(const RemoteRegs& regs) { return regs.gp.regs[0]; }
 // At a ptrace stop arm64's signal path has already forgotten the call
-// (NT_ARM_SYSTEM_CALL reads -1), so a thread blocked in one is not told
-// apart here: attach then waits its load point's patience out.
-bool in_remote_syscall(const RemoteRegs& regs) { return regs.syscall_nr >= 0; }
+// (NT_ARM_SYSTEM_CALL reads -1) and, for one it restarts (a blocking
+// read, nanosleep, a futex wait: -ERESTART*), put the pc back on the svc.
+// So a thread stopped on an `svc #0` was blocked in that call.
+bool in_remote_syscall(const RemoteRegs& regs, std::span<const uint8_t> at_pc) {
+  constexpr uint8_t kSvc0[] = {0x01, 0x00, 0x00, 0xd4};  // svc #0
+  return regs.syscall_nr >= 0 || (at_pc.size() >= sizeof(kSvc0) &&
+                                  std::equal(std::begin(kSvc0), std::end(kSvc0), at_pc.begin()));
+}
 
 // Nothing to do: at a ptrace stop arm64's signal path has already put the
 // pc back on the svc and x0 back to the call's first argument, so writing

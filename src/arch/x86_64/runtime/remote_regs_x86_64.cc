@@ -24,7 +24,7 @@ bool write_remote_regs(pid_t tid, const RemoteRegs& regs) {
 uint64_t remote_pc(const RemoteRegs& regs) { return regs.gp.rip; }
 uint64_t remote_sp(const RemoteRegs& regs) { return regs.gp.rsp; }
 uint64_t remote_result(const RemoteRegs& regs) { return regs.gp.rax; }
-bool in_remote_syscall(const RemoteRegs& regs) {
+bool in_remote_syscall(const RemoteRegs& regs, std::span<const uint8_t>) {
   return static_cast<long long>(regs.gp.orig_rax) >= 0;
 }
 
