@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "arch/host.h"
 #include "arch/runtime/cycle_counter.h"
 
 namespace dprobe::cli {
@@ -62,11 +63,7 @@ std::optional<std::string> TraceClock::cycle_clocksource() {
   std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   std::string name;
   if (!(in >> name)) return std::nullopt;
-#if defined(__x86_64__)
-  if (name == "tsc") return name;
-#elif defined(__aarch64__)
-  if (name == "arch_sys_counter") return name;
-#endif
+  if (!arch::kCycleClocksource.empty() && name == arch::kCycleClocksource) return name;
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "arch/host.h"
 #include "symbols/elf_file.h"
 
 namespace dprobe::symbols {
@@ -16,11 +17,7 @@ namespace {
 
 using Kind = LookupError::Kind;
 
-#if defined(__aarch64__)
-constexpr uint16_t kHostMachine = EM_AARCH64;
-#else
-constexpr uint16_t kHostMachine = EM_X86_64;
-#endif
+constexpr uint16_t kHostMachine = arch::kHostElfMachine;
 
 Unexpected<LookupError> error(Kind kind, std::string detail) {
   return unexpected(LookupError{kind, std::move(detail), {}});

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <span>
 
+#include "arch/host.h"
 #include "base/strings.h"
 
 namespace dprobe::symbols {
@@ -64,13 +65,7 @@ void append_unique(std::vector<std::string>& to, const std::vector<std::string>&
 
 }  // namespace
 
-std::string_view host_multiarch() {
-#if defined(__aarch64__)
-  return "aarch64-linux-gnu";
-#else
-  return "x86_64-linux-gnu";
-#endif
-}
+std::string_view host_multiarch() { return arch::kHostMultiarch; }
 
 std::vector<std::string> default_library_dirs() {
   const std::string multiarch(host_multiarch());
