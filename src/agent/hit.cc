@@ -129,7 +129,7 @@ bool rewind_removed_breakpoint(ucontext_t& context) noexcept {
 
 }  // namespace dprobe::agent
 
-// Called by an optimized probe's trampoline (arch/x86_64/trampoline.cc)
+// Called by an optimized probe's trampoline (arch/x86_64/trampoline.cc, arch/arm64/optimize.cc)
 // with the registers it saved and the probe's address. No signal: the
 // program's thread came here by a jump, and goes on when this returns.
 extern "C" __attribute__((visibility("hidden"))) void dprobe_optimized_hit(

@@ -373,7 +373,7 @@ bool is_return_stub(uint64_t address) noexcept {
 
 }  // namespace dprobe::agent
 
-// Called by dprobe_return_common (arch/x86_64/runtime) with the stub's index
+// Called by dprobe_return_common (each ISA's return_trampoline_*.S) with the stub's index
 // and the registers it saved; answers the real return address.
 extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint64_t index,
                                                                             const uint64_t* saved) {
