@@ -467,7 +467,9 @@ TEST(Attach, ASetUidOrSetGidProcessIsRefused) {
     prefix.insert(prefix.end(), split.begin(), split.end());
     Busy busy(dir, prefix, 2, 60);
     ASSERT_TRUE(busy.ready) << busy.process.out() << busy.process.err();
-    if (split.front().starts_with("--euid")) ASSERT_EQ(uids_of(busy.pid()), "0 65534 65534 65534");
+    if (split.front().starts_with("--euid")) {
+      ASSERT_EQ(uids_of(busy.pid()), "0 65534 65534 65534");
+    }
     const TextSnapshot before = text_snapshot(busy.pid());
     const RunResult run = run_dprobe(attach_args(busy.pid(), "0.2"));
     EXPECT_EQ(run.status, 1) << run;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -91,11 +92,39 @@ inline bool breakpoints_only() {
   return value != nullptr && *value != '\0' && std::string_view(value) != "0";
 }
 
-// `args` as run, with --no-optimize after every `dprobe run` and `dprobe
-// attach` when breakpoints_only(): dprobe may come after a wrapper (env,
-// prlimit), so it is looked for by path. A test that names the option
-// itself keeps it once.
+// A definition written with x86_64's register names, in the host ISA's:
+// on arm64 the AAPCS64 registers in the same roles (the integer arguments
+// di, si, dx, cx, r8, r9 are x0..x5, the return value ax is x0, bp the
+// frame pointer x29, ip the pc). The tests that name no other register
+// run on both (tests/CMakeLists.txt lists those built for arm64).
+inline std::string in_host_registers(std::string definition) {
+#if defined(__aarch64__)
+  static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
+      {"%di", "%x0"}, {"%si", "%x1"}, {"%dx", "%x2"}, {"%cx", "%x3"}, {"%r8", "%x4"},
+      {"%r9", "%x5"}, {"%ax", "%x0"}, {"%bp", "%x29"}, {"%ip", "%pc"}};
+  for (const auto& [x86, arm64] : kRoles) {
+    for (size_t at = definition.find(x86); at != std::string::npos;
+         at = definition.find(x86, at + arm64.size())) {
+      const size_t end = at + x86.size();
+      if (end < definition.size() && std::isalnum(static_cast<unsigned char>(definition[end]))) {
+        continue;  // %r8d, %r9w: not the register named
+      }
+      definition.replace(at, x86.size(), arm64);
+    }
+  }
+#endif
+  return definition;
+}
+
+// `args` as run: each definition after -e in the host's registers, and
+// --no-optimize after every `dprobe run` and `dprobe attach` when
+// breakpoints_only(): dprobe may come after a wrapper (env, prlimit), so
+// it is looked for by path. A test that names the option itself keeps it
+// once.
 inline std::vector<std::string> with_probe_engine(std::vector<std::string> args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i - 1] == "-e") args[i] = in_host_registers(args[i]);
+  }
   if (!breakpoints_only()) return args;
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] != DPROBE_BINARY ||

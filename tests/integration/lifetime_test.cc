@@ -95,7 +95,9 @@ TEST_P(Lifetime, ProbesOnWhatGlibcRunsWithSignalsBlockedAreJumpsOrRefused) {
   ASSERT_TRUE(free_row) << run;
   EXPECT_GE(free_row->hits, 256u);
   for (const TraceLine& line : parse_trace(read_file(dir.file("trace")))) {
-    if (line.event == "madvise") ASSERT_NE(line.arg("len"), "0") << line;
+    if (line.event == "madvise") {
+      ASSERT_NE(line.arg("len"), "0") << line;
+    }
   }
 }
 

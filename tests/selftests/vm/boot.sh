@@ -73,7 +73,8 @@ started=$(date +%s)
 paths=$("$here/fetch.sh" "$arch")
 kernel=$(printf '%s\n' "$paths" | sed -n 's/^KERNEL=//p')
 busybox=$(printf '%s\n' "$paths" | sed -n 's/^BUSYBOX=//p')
-"$here/initramfs.sh" "$build" "$busybox" "$initramfs" $unit
+TRACED_BUSYBOX=$(printf '%s\n' "$paths" | sed -n 's/^TRACED_BUSYBOX=//p') \
+  "$here/initramfs.sh" "$build" "$busybox" "$initramfs" $unit
 
 append="console=$console panic=-1 quiet"
 [ -z "$cases" ] || append="$append dprobe.cases=$(printf '%s' "$cases" | tr ' ' ',')"

@@ -7,6 +7,7 @@
 #   fetch.sh x86_64|arm64
 #   KERNEL=/var/cache/dprobe/vm/vmlinuz-6.1.0-56-amd64
 #   BUSYBOX=/bin/busybox
+#   TRACED_BUSYBOX=/var/cache/dprobe/vm/busybox-dynamic-amd64
 #
 # The kernel is the image package that linux-image-amd64 (x86_64) or
 # linux-image-arm64 (arm64, through dpkg's multiarch) depends on; only its
@@ -126,3 +127,15 @@ else
   fi
 fi
 echo "BUSYBOX=$busybox"
+
+# Debian's busybox package (not -static): linked with the C library, a
+# real program of the guest's for the cases to trace (real_programs.tc).
+traced="$cache/busybox-dynamic-$debarch"
+if [ ! -s "$traced" ]; then
+  deb=$(fetch_deb busybox)
+  tmp_traced=$(mktemp -d)
+  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp_traced" ./bin/busybox
+  mv "$tmp_traced/bin/busybox" "$traced"
+  rm -rf "$tmp_traced"
+fi
+echo "TRACED_BUSYBOX=$traced"

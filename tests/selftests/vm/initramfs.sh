@@ -8,7 +8,8 @@
 #   /init                          tests/selftests/vm/init
 #   /bin/busybox                   static; /init makes its applet links
 #   /opt/dprobe/dprobe             the build's dprobe, and its agent and attach hook when built
-#   /opt/dprobe/tests/programs/    the build's test programs
+#   /opt/dprobe/tests/programs/    the build's test programs, and with TRACED_BUSYBOX set
+#                                  (fetch.sh's) Debian's dynamic busybox as busybox
 #   /opt/dprobe/tests/selftests/   run.sh, lib.sh, cases/, bench/, and data/ (the build's)
 #   /opt/dprobe/unit/              with --unit: the build's GoogleTest binaries
 #   /lib64, /usr/lib/TRIPLET       the dynamic loader and every shared library
@@ -69,6 +70,12 @@ add_elf "$build/dprobe" "$root/opt/dprobe"
 for library in libdprobe_agent.so libdprobe_attach.so; do
   if [ -f "$build/$library" ]; then add_elf "$build/$library" "$root/opt/dprobe"; fi
 done
+# Debian's dynamic busybox (fetch.sh), a real program to trace, beside
+# the test programs as `busybox`.
+if [ -n "${TRACED_BUSYBOX:-}" ]; then
+  install -m 755 "$TRACED_BUSYBOX" "$root/opt/dprobe/tests/programs/busybox"
+  elfs+=("$root/opt/dprobe/tests/programs/busybox")
+fi
 for program in "$build"/tests/programs/*; do
   if is_elf "$program" && [ -x "$program" ]; then add_elf "$program" "$root/opt/dprobe/tests/programs" keep; fi
 done
