@@ -100,7 +100,7 @@ inline bool breakpoints_only() {
 inline std::string in_host_registers(std::string definition) {
 #if defined(__aarch64__)
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
-      {"%di", "%x0"}, {"%si", "%x1"}, {"%dx", "%x2"}, {"%cx", "%x3"}, {"%r8", "%x4"},
+      {"%di", "%x0"}, {"%si", "%x1"}, {"%dx", "%x2"},  {"%cx", "%x3"}, {"%r8", "%x4"},
       {"%r9", "%x5"}, {"%ax", "%x0"}, {"%bp", "%x29"}, {"%ip", "%pc"}};
   for (const auto& [x86, arm64] : kRoles) {
     for (size_t at = definition.find(x86); at != std::string::npos;
