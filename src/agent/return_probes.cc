@@ -259,21 +259,27 @@ StackInfo current_signal_stack(ThreadTrace& thread) noexcept {
 // (instances outnumber threads by far).
 class ThreadLiveness {
  public:
-  explicit ThreadLiveness(uint32_t pid) : pid_(pid) {}
+  ThreadLiveness(uint32_t pid, ExitedThreads which) : pid_(pid), which_(which) {}
   bool alive(uint32_t tid) noexcept {
     if (tid == 0) return true;  // taken before its thread knew its id
     Entry& entry = entries_[(tid * 2654435761u) % kEntries];
-    if (entry.tid != tid) entry = {tid, thread_alive(pid_, tid)};
+    if (entry.tid != tid) entry = {tid, ask(tid)};
     return entry.alive;
   }
 
  private:
+  bool ask(uint32_t tid) const noexcept {
+    if (!thread_alive(pid_, tid)) return false;
+    return which_ == ExitedThreads::kReaped || !thread_exiting(tid);
+  }
+
   static constexpr uint32_t kEntries = 509;
   struct Entry {
     uint32_t tid = 0;
     bool alive = false;
   };
   uint32_t pid_;
+  ExitedThreads which_;
   Entry entries_[kEntries];
 };
 
@@ -349,11 +355,11 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   ++thread.return_depth;
 }
 
-void drop_exited_instances(uint32_t pid) noexcept {
+void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
   AgentState& state = agent_state();
-  ThreadLiveness liveness(pid);
+  ThreadLiveness liveness(pid, which);
   for (uint32_t index = 0; index < m->pool.size(); ++index) {
     ReturnInstance& instance = m->pool.at(index);
     uint32_t seen = instance.state.load(std::memory_order_acquire);

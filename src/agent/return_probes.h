@@ -44,8 +44,10 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
 // Drops the instances of the threads of process `pid` that have exited,
 // counting the live ones as misses; an instance whose stack slot still
 // holds its stub waits as a zombie (its frame may be on a stack another
-// thread runs, a coroutine's). For the agent's own thread, now and then.
-void drop_exited_instances(uint32_t pid) noexcept;
+// thread runs, a coroutine's). For the agent's own thread, now and then,
+// and at exit, when a thread already in the kernel's exit counts as gone.
+enum class ExitedThreads { kReaped, kReapedOrExiting };
+void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept;
 
 // Whether `address` is one of the return stubs (for backtrace(3)).
 bool is_return_stub(uint64_t address) noexcept;

@@ -1,13 +1,16 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/thread_trace.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <string_view>
 
 #include "agent/agent_state.h"
+#include "agent/descriptor_gate.h"
 #include "agent/return_probes.h"
 #include "arch/runtime/raw_syscall.h"
 
@@ -132,7 +135,8 @@ bool alive_here(uint32_t tid) noexcept {
 }
 }  // namespace
 
-void retire_exited_threads() noexcept {
+namespace {
+void retire_exited_threads(ExitedThreads which) noexcept {
   AgentState& state = agent_state();
   if (state.registry) state.registry->reap_readers(alive_here);
   const std::optional<trace::TraceMemory>& memory = state.memory;
@@ -146,15 +150,76 @@ void retire_exited_threads() noexcept {
     uint32_t active = trace::kSlotActive;
     slot.state.compare_exchange_strong(active, trace::kSlotRetired, std::memory_order_release);
   }
-  drop_exited_instances(pid);
+  drop_exited_instances(pid, which);
 }
+}  // namespace
+
+void retire_exited_threads() noexcept { retire_exited_threads(ExitedThreads::kReaped); }
 
 // At exit() (or when the agent is unloaded): threads that exited since the
-// last pass are counted now, before the CLI reads the final profile.
-__attribute__((destructor)) void retire_before_exit() { retire_exited_threads(); }
+// last pass are counted now, before the CLI reads the final profile. A
+// thread the program joined just before may still be in the kernel's exit
+// (the join returns when the kernel clears its id, before it is reaped):
+// it counts as gone too.
+__attribute__((destructor)) void retire_before_exit() {
+  retire_exited_threads(ExitedThreads::kReapedOrExiting);
+}
 
 bool thread_alive(uint32_t pid, uint32_t tid) noexcept {
   return arch::raw_syscall(SYS_tgkill, pid, tid, 0) != -ESRCH;
+}
+
+namespace {
+// "/proc/self/task/TID/stat" into `path`, without the C library.
+void task_stat_path(uint32_t tid, char (&path)[48]) noexcept {
+  constexpr char kPrefix[] = "/proc/self/task/";
+  char digits[10];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + tid % 10);
+    tid /= 10;
+  } while (tid != 0);
+  size_t at = 0;
+  for (const char c : std::string_view(kPrefix)) path[at++] = c;
+  while (count > 0) path[at++] = digits[--count];
+  for (const char c : std::string_view("/stat")) path[at++] = c;
+  path[at] = '\0';
+}
+
+// The flags field of a stat line: the 7th after the name's closing ')'
+// (state ppid pgrp session tty_nr tpgid flags).
+uint64_t stat_flags(std::string_view line) noexcept {
+  const size_t close = line.rfind(')');
+  if (close == std::string_view::npos) return 0;
+  size_t at = close + 1;
+  for (int field = 0; field < 6; ++field) {
+    at = line.find(' ', at + 1);
+    if (at == std::string_view::npos) return 0;
+  }
+  uint64_t flags = 0;
+  for (++at; at < line.size() && line[at] >= '0' && line[at] <= '9'; ++at) {
+    flags = flags * 10 + static_cast<uint64_t>(line[at] - '0');
+  }
+  return flags;
+}
+}  // namespace
+
+bool thread_exiting(uint32_t tid) noexcept {
+  constexpr uint64_t kPfExiting = 0x4;  // include/linux/sched.h
+  char path[48];
+  task_stat_path(tid, path);
+  if (!enter_agent_open()) return false;
+  const long fd =
+      arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path), O_RDONLY | O_CLOEXEC);
+  char line[512];
+  long n = 0;
+  if (!arch::raw_failed(fd)) {
+    n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(line), sizeof(line));
+    arch::raw_syscall(SYS_close, fd);
+  }
+  leave_agent_open();
+  if (n <= 0) return false;
+  return (stat_flags(std::string_view(line, static_cast<size_t>(n))) & kPfExiting) != 0;
 }
 
 }  // namespace dprobe::agent
