@@ -4,6 +4,7 @@
 #include <link.h>
 
 #include <cstddef>
+#include <string>
 #include <thread>
 
 namespace dprobe::cli {
@@ -43,25 +44,35 @@ bool LoadPoint::inside(const std::vector<AddressRange>& ranges, uint64_t pc) con
   return false;
 }
 
-bool LoadPoint::reached(const TracedProcess& process) const {
+LoadPoint::Stop LoadPoint::classify(const TracedProcess& process) const {
   int state = -1;
   if (!process.read(r_state_, &state, sizeof(state)) || state != r_debug::RT_CONSISTENT) {
-    return false;
+    return Stop::kLoaderBusy;
   }
   auto stop = process.main_stop_point();
-  if (!stop || inside(loader_, stop->pc)) return false;
-  return !inside(libc_, stop->pc) || stop->in_system_call;
+  if (!stop || inside(loader_, stop->pc)) return Stop::kLoaderBusy;
+  return !inside(libc_, stop->pc) || stop->in_system_call ? Stop::kReached : Stop::kInLibc;
 }
 
 Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience) {
   auto point = LoadPoint::of(pid);
   if (!point) return unexpected(point.error());
-  const auto deadline = std::chrono::steady_clock::now() + patience;
+  const auto start = std::chrono::steady_clock::now();
   while (true) {
     auto process = TracedProcess::stop(pid);
     if (!process) return process;
-    if (point->reached(*process) || std::chrono::steady_clock::now() >= deadline) return process;
+    const LoadPoint::Stop stop = point->classify(*process);
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (stop == LoadPoint::Stop::kReached) return process;
+    if (stop == LoadPoint::Stop::kInLibc && waited >= patience) return process;
     process->detach();
+    if (waited >= 10 * patience) {
+      return fail("process " + std::to_string(pid) +
+                  " was inside the dynamic loader (loading or unloading a library) at every "
+                  "stop for " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+                  " s: the agent cannot be loaded in the middle of that; try again");
+    }
     std::this_thread::sleep_for(kRetryPause);
   }
 }

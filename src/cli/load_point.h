@@ -7,6 +7,12 @@
 // loader nor running C library code, where it may hold a lock that dlopen
 // takes too (malloc's). Blocked in a system call is fine.
 //
+// A load or unload under way is never interrupted: the loader asserts
+// (or worse) when a nested dlopen changes its lists under it. Running C
+// library code is only a risk of waiting on a lock, which the call's
+// timeout bounds, so a process that is never seen outside it is taken as
+// it is after a while.
+//
 //   auto process = stop_at_load_point(pid, std::chrono::seconds(2));
 #ifndef DPROBE_CLI_LOAD_POINT_H_
 #define DPROBE_CLI_LOAD_POINT_H_
@@ -26,7 +32,13 @@ class LoadPoint {
  public:
   // Finds the loader, the C library and r_debug in the process.
   static Result<LoadPoint> of(pid_t pid);
-  bool reached(const TracedProcess& process) const;
+
+  enum class Stop {
+    kLoaderBusy,  // a load or unload under way, or the main thread in the loader
+    kInLibc,      // the main thread runs C library code, outside a system call
+    kReached,
+  };
+  Stop classify(const TracedProcess& process) const;
 
  private:
   LoadPoint() = default;
@@ -39,7 +51,9 @@ class LoadPoint {
 
 // Stops every thread at a load point: stops, looks, lets the process go
 // and tries again a moment later, for up to `patience`; past that, the
-// last stop as it is (the call is then protected by its timeout only).
+// first stop with the loader idle (the call is then protected by its
+// timeout only). Fails when the loader is busy at every stop for ten
+// times `patience`.
 Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience);
 bool is_libc(const std::string& path);
 

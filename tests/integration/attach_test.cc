@@ -316,10 +316,17 @@ TEST(Attach, AnExitedProcessNotYetReapedIsAClearError) {
 
 // ---- Permissions ----------------------------------------------------------------
 
-// setpriv, when the test can run processes as other users with it.
+// setpriv, when the test can run processes as other users with it: as
+// root, and util-linux's (busybox's sets no ids).
 std::string setpriv_as_root() {
-  if (::getuid() != 0) return {};
-  return find_tool("setpriv");
+  static const std::string tool = [] {
+    const std::string setpriv = ::getuid() == 0 ? find_tool("setpriv") : std::string();
+    if (setpriv.empty()) return setpriv;
+    const RunResult probe =
+        run_program({setpriv, "--reuid=0", "--regid=0", "--clear-groups", find_tool("true")});
+    return probe.status == 0 ? setpriv : std::string();
+  }();
+  return tool;
 }
 
 // Runs `args` as `uid` (its own group, no others), without a runtime
@@ -374,7 +381,7 @@ TEST(Attach, AnotherUsersProcessIsRefusedSayingWhatToDo) {
     // Not root: a process of root's (init) stands for another user's.
     struct stat st {};
     if (::stat("/proc/1", &st) != 0 || st.st_uid == ::getuid())
-      GTEST_SKIP() << "needs root and setpriv, or a pid 1 of another user";
+      GTEST_SKIP() << "needs root and util-linux's setpriv, or a pid 1 of another user";
     const RunResult run = run_dprobe(attach_args(1, "0.1"));
     EXPECT_EQ(run.status, 1) << run;
     EXPECT_THAT(run.err, HasSubstr("process 1 belongs to another user (uid " +
@@ -404,7 +411,7 @@ TEST(Attach, AnotherUsersProcessIsRefusedSayingWhatToDo) {
 TEST(Attach, RootAttachesAsTheProcesssUser) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
-  if (setpriv_as_root().empty()) GTEST_SKIP() << "needs root and setpriv";
+  if (setpriv_as_root().empty()) GTEST_SKIP() << "needs root and util-linux's setpriv";
   if (!can_run_the_build(kNobody)) GTEST_SKIP() << "the build directory is not open to other users";
   const std::string id = std::to_string(kNobody);
   Busy busy(dir, {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"}, 2, 60);
@@ -426,7 +433,8 @@ TEST(Attach, RootAttachesAsTheProcesssUser) {
 TEST(Attach, TheSameUnprivilegedUserCanAttach) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
-  if (setpriv_as_root().empty()) GTEST_SKIP() << "needs root and setpriv to act as another user";
+  if (setpriv_as_root().empty())
+    GTEST_SKIP() << "needs root and util-linux's setpriv to act as another user";
   if (!can_run_the_build(kNobody)) GTEST_SKIP() << "the build directory is not open to other users";
   const std::string id = std::to_string(kNobody);
   Busy busy(dir, {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"}, 2, 60);
@@ -453,7 +461,7 @@ TEST(Attach, TheSameUnprivilegedUserCanAttach) {
 // touched.
 TEST(Attach, ASetUidOrSetGidProcessIsRefused) {
   if (setpriv_as_root().empty())
-    GTEST_SKIP() << "needs root and setpriv to split real and effective ids";
+    GTEST_SKIP() << "needs root and util-linux's setpriv to split real and effective ids";
   const std::string id = std::to_string(kNobody);
   const std::vector<std::vector<std::string>> splits{
       {"--euid=" + id},                   // set-uid: real uid 0, effective 65534

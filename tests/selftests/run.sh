@@ -31,7 +31,9 @@
 # "# " lines), "ok N - DESC # SKIP reason", and for a case of the engine on
 # an ISA that has none "ok N - DESC # UNSUPPORTED on this architecture".
 # Last: "# N unsupported on this architecture" and "N passed, N failed, N
-# skipped". Exit status 0 when nothing failed.
+# skipped". Exit status 0 when nothing failed. A case is killed after
+# $SELFTEST_TIMEOUT seconds (300), a GoogleTest binary after
+# $SELFTEST_UNIT_TIMEOUT (600).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +41,8 @@ build=
 unit=
 verbose=0
 case_timeout=${SELFTEST_TIMEOUT:-300}
+# A GoogleTest binary is many tests under one limit.
+unit_timeout=${SELFTEST_UNIT_TIMEOUT:-600}
 
 usage() { sed -n '4,17s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
@@ -134,10 +138,12 @@ unmet() {  # CASE
   return 0
 }
 
-# Runs COMMAND..., killed after $case_timeout seconds when timeout exists.
-limited() {
+# Runs COMMAND..., killed after SECONDS when timeout exists.
+limited() {  # SECONDS COMMAND...
+  seconds=$1
+  shift
   if command -v timeout > /dev/null 2>&1; then
-    timeout -s KILL "$case_timeout" "$@"
+    timeout -s KILL "$seconds" "$@"
   else
     "$@"
   fi
@@ -164,7 +170,7 @@ run_case() {  # CASE
   tmp="$scratch/$name"
   mkdir -p "$tmp"
   status=0
-  (cd "$tmp" && export TMP="$tmp" && limited sh -c 'set -eu; . "$1"; . "$2"' case "$here/lib.sh" "$1") \
+  (cd "$tmp" && export TMP="$tmp" && limited "$case_timeout" sh -c 'set -eu; . "$1"; . "$2"' case "$here/lib.sh" "$1") \
     > "$tmp/.log" 2>&1 || status=$?
   case "$status" in
     0)
@@ -204,7 +210,8 @@ run_unit() {  # BINARY
   fi
   log="$scratch/$name.log"
   status=0
-  limited "$1" --gtest_brief=1 ${filter:+"--gtest_filter=-$filter"} > "$log" 2>&1 || status=$?
+  limited "$unit_timeout" "$1" --gtest_brief=1 ${filter:+"--gtest_filter=-$filter"} \
+    > "$log" 2>&1 || status=$?
   if [ -n "$filter" ]; then
     left_out=$("$1" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -c '^  ' || true)
   fi
