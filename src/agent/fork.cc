@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "agent/agent_state.h"
 #include "agent/controller.h"
+#include "agent/return_probes.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/thread_trace.h"
 
@@ -24,6 +25,7 @@ void in_child() {
   state.registry_writer.unlock();  // taken by this very thread before the fork
   Controller::forget_after_fork();
   thread_forked();
+  return_probes_after_fork();
   if (!state.registry) return;  // never had a session: nothing is armed
   state.registry->forked();
   state.registry->use_process_barrier();

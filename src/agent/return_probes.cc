@@ -35,6 +35,9 @@ struct ReturnMachinery {
 };
 
 ReturnMachinery* g_machinery = nullptr;
+// Held by a sweep of exited threads' instances; a fork may copy it held by
+// the agent's thread, which the child does not have.
+std::atomic_flag g_sweeping;
 
 // The program's unwinder (libgcc_s), which glibc's backtrace() and C++
 // exceptions use, learns the stubs' unwind information.
@@ -268,9 +271,14 @@ class ThreadLiveness {
   }
 
  private:
-  bool ask(uint32_t tid) const noexcept {
+  bool ask(uint32_t tid) noexcept {
     if (!thread_alive(pid_, tid)) return false;
-    return which_ == ExitedThreads::kReaped || !thread_exiting(tid);
+    if (which_ == ExitedThreads::kReaped || !read_proc_) return true;
+    const ThreadExit exit = thread_exiting(tid);
+    // Refused by the program's opens (descriptor_gate.h, up to 100 ms a
+    // time): not asked again in this sweep.
+    if (exit == ThreadExit::kUnknown) read_proc_ = false;
+    return exit != ThreadExit::kExiting;
   }
 
   static constexpr uint32_t kEntries = 509;
@@ -280,6 +288,7 @@ class ThreadLiveness {
   };
   uint32_t pid_;
   ExitedThreads which_;
+  bool read_proc_ = true;
   Entry entries_[kEntries];
 };
 
@@ -358,6 +367,9 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
 void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
+  // One sweep at a time (the agent's thread now and then, exit() once):
+  // two could free the same instance twice.
+  while (g_sweeping.test_and_set(std::memory_order_acquire)) arch::raw_syscall(SYS_sched_yield);
   AgentState& state = agent_state();
   ThreadLiveness liveness(pid, which);
   for (uint32_t index = 0; index < m->pool.size(); ++index) {
@@ -371,7 +383,10 @@ void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
     }
     if (seen == core::kInstanceReturned || !still_in_its_slot(index, *m)) free_instance(index, *m);
   }
+  g_sweeping.clear(std::memory_order_release);
 }
+
+void return_probes_after_fork() noexcept { g_sweeping.clear(std::memory_order_relaxed); }
 
 bool is_return_stub(uint64_t address) noexcept {
   return g_machinery != nullptr && g_machinery->stubs->contains(address);

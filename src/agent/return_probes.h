@@ -48,6 +48,8 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
 // and at exit, when a thread already in the kernel's exit counts as gone.
 enum class ExitedThreads { kReaped, kReapedOrExiting };
 void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept;
+// In a forked child: no sweep runs there yet, whatever the parent's did.
+void return_probes_after_fork() noexcept;
 
 // Whether `address` is one of the return stubs (for backtrace(3)).
 bool is_return_stub(uint64_t address) noexcept;

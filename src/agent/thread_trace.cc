@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <string_view>
 
 #include "agent/agent_state.h"
 #include "agent/descriptor_gate.h"
 #include "agent/return_probes.h"
 #include "arch/runtime/raw_syscall.h"
+#include "base/no_libc_calls.h"
 
 namespace dprobe::agent {
 namespace {
@@ -27,6 +27,9 @@ std::atomic<uint32_t> g_session{0};
 // The process's id, learnt outside any handler (at start-up, and in a
 // forked child): a hit asks the kernel nothing it can do without.
 std::atomic<uint32_t> g_pid{0};
+// The process whose session the trace memory is (a forked child keeps its
+// parent's until it starts its own, if ever).
+std::atomic<uint32_t> g_session_pid{0};
 
 bool claim_slot(const trace::TraceMemory& memory, ThreadTrace& t) {
   for (uint32_t i = 0; i < memory.slot_count(); ++i) {
@@ -112,7 +115,10 @@ void thread_forked() {
   t_trace.tid = 0;
 }
 
-void begin_trace_session() { g_session.fetch_add(1, std::memory_order_release); }
+void begin_trace_session() {
+  g_session_pid.store(g_pid.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  g_session.fetch_add(1, std::memory_order_release);
+}
 
 void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
   const uint32_t session = g_session.load(std::memory_order_acquire);
@@ -133,14 +139,16 @@ namespace {
 bool alive_here(uint32_t tid) noexcept {
   return thread_alive(g_pid.load(std::memory_order_relaxed), tid);
 }
-}  // namespace
 
-namespace {
 void retire_exited_threads(ExitedThreads which) noexcept {
   AgentState& state = agent_state();
+  const uint32_t pid = g_pid.load(std::memory_order_relaxed);
+  // A forked child without a session of its own still sees its parent's
+  // trace memory: the parent's threads are not its own, so it leaves
+  // their rings and counters alone.
+  if (g_session_pid.load(std::memory_order_relaxed) != pid) return;
   if (state.registry) state.registry->reap_readers(alive_here);
   const std::optional<trace::TraceMemory>& memory = state.memory;
-  const uint32_t pid = g_pid.load(std::memory_order_relaxed);
   if (!memory) return;
   for (uint32_t i = 0; i < memory->slot_count(); ++i) {
     trace::SlotState& slot = memory->slot(i);
@@ -170,9 +178,11 @@ bool thread_alive(uint32_t pid, uint32_t tid) noexcept {
 }
 
 namespace {
-// "/proc/self/task/TID/stat" into `path`, without the C library.
-void task_stat_path(uint32_t tid, char (&path)[48]) noexcept {
+// "/proc/self/task/TID/stat" into `path`. Plain loops: the agent calls no
+// string function of the C library, which the user may be probing.
+DPROBE_NO_LIBC_CALLS void task_stat_path(uint32_t tid, char (&path)[48]) noexcept {
   constexpr char kPrefix[] = "/proc/self/task/";
+  constexpr char kSuffix[] = "/stat";
   char digits[10];
   int count = 0;
   do {
@@ -180,35 +190,35 @@ void task_stat_path(uint32_t tid, char (&path)[48]) noexcept {
     tid /= 10;
   } while (tid != 0);
   size_t at = 0;
-  for (const char c : std::string_view(kPrefix)) path[at++] = c;
+  for (size_t i = 0; kPrefix[i] != '\0'; ++i) path[at++] = kPrefix[i];
   while (count > 0) path[at++] = digits[--count];
-  for (const char c : std::string_view("/stat")) path[at++] = c;
+  for (size_t i = 0; kSuffix[i] != '\0'; ++i) path[at++] = kSuffix[i];
   path[at] = '\0';
 }
 
 // The flags field of a stat line: the 7th after the name's closing ')'
-// (state ppid pgrp session tty_nr tpgid flags).
-uint64_t stat_flags(std::string_view line) noexcept {
-  const size_t close = line.rfind(')');
-  if (close == std::string_view::npos) return 0;
-  size_t at = close + 1;
-  for (int field = 0; field < 6; ++field) {
-    at = line.find(' ', at + 1);
-    if (at == std::string_view::npos) return 0;
+// (state ppid pgrp session tty_nr tpgid flags); the name may hold both
+// spaces and parentheses, so the last ')' ends it.
+DPROBE_NO_LIBC_CALLS uint64_t stat_flags(const char* line, size_t size) noexcept {
+  size_t at = size;
+  while (at > 0 && line[at - 1] != ')') --at;
+  if (at == 0) return 0;
+  for (int spaces = 0; at < size && spaces < 7; ++at) {
+    if (line[at] == ' ') ++spaces;
   }
   uint64_t flags = 0;
-  for (++at; at < line.size() && line[at] >= '0' && line[at] <= '9'; ++at) {
+  for (; at < size && line[at] >= '0' && line[at] <= '9'; ++at) {
     flags = flags * 10 + static_cast<uint64_t>(line[at] - '0');
   }
   return flags;
 }
 }  // namespace
 
-bool thread_exiting(uint32_t tid) noexcept {
+ThreadExit thread_exiting(uint32_t tid) noexcept {
   constexpr uint64_t kPfExiting = 0x4;  // include/linux/sched.h
   char path[48];
   task_stat_path(tid, path);
-  if (!enter_agent_open()) return false;
+  if (!enter_agent_open()) return ThreadExit::kUnknown;
   const long fd =
       arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path), O_RDONLY | O_CLOEXEC);
   char line[512];
@@ -218,8 +228,9 @@ bool thread_exiting(uint32_t tid) noexcept {
     arch::raw_syscall(SYS_close, fd);
   }
   leave_agent_open();
-  if (n <= 0) return false;
-  return (stat_flags(std::string_view(line, static_cast<size_t>(n))) & kPfExiting) != 0;
+  if (n <= 0) return ThreadExit::kUnknown;
+  return (stat_flags(line, static_cast<size_t>(n)) & kPfExiting) != 0 ? ThreadExit::kExiting
+                                                                      : ThreadExit::kRunning;
 }
 
 }  // namespace dprobe::agent

@@ -89,9 +89,11 @@ bool thread_alive(uint32_t pid, uint32_t tid) noexcept;
 
 // Whether thread `tid` of this process has begun its exit in the kernel
 // (PF_EXITING in /proc/self/task/TID/stat): it runs no more code of the
-// program, though a signal 0 still finds it until it is reaped. False
-// when the file cannot be read.
-bool thread_exiting(uint32_t tid) noexcept;
+// program, though a signal 0 still finds it until it is reaped. kUnknown
+// when the file cannot be read, or the program's opens kept the agent from
+// opening it (descriptor_gate.h).
+enum class ThreadExit { kRunning, kExiting, kUnknown };
+ThreadExit thread_exiting(uint32_t tid) noexcept;
 
 // Some thread was renamed: every thread reads its name again at its next
 // hit (a system call, only after a rename).

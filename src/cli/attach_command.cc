@@ -33,7 +33,7 @@ namespace {
 
 constexpr int kExitFailure = 1;
 constexpr auto kCallTimeout = std::chrono::seconds(10);
-constexpr auto kLoadPointPatience = std::chrono::seconds(2);
+constexpr auto kLoadPointPatience = std::chrono::seconds(10);
 constexpr auto kDetachTimeout = std::chrono::seconds(5);
 
 std::atomic<bool> g_stop{false};
@@ -292,7 +292,7 @@ int run_attach(const AttachOptions& options, std::ostream& terminal) {
   // (it is only looked at once the session runs), never kills dprobe
   // with the probes in place.
   stop_on_signals();
-  auto process = stop_at_load_point(options.pid, kLoadPointPatience);
+  auto process = stop_at_load_point(options.pid, kLoadPointPatience, g_stop);
   if (!process) {
     errors << "dprobe: error: " << process.error().message << "\n";
     return kExitFailure;

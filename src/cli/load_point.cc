@@ -46,31 +46,34 @@ bool LoadPoint::inside(const std::vector<AddressRange>& ranges, uint64_t pc) con
 
 LoadPoint::Stop LoadPoint::classify(const TracedProcess& process) const {
   int state = -1;
-  if (!process.read(r_state_, &state, sizeof(state)) || state != r_debug::RT_CONSISTENT) {
-    return Stop::kLoaderBusy;
-  }
+  if (!process.read(r_state_, &state, sizeof(state))) return Stop::kUnsure;
+  if (state != r_debug::RT_CONSISTENT) return Stop::kLoaderBusy;
   auto stop = process.main_stop_point();
-  if (!stop || inside(loader_, stop->pc)) return Stop::kLoaderBusy;
-  return !inside(libc_, stop->pc) || stop->in_system_call ? Stop::kReached : Stop::kInLibc;
+  if (!stop) return Stop::kUnsure;
+  if (inside(loader_, stop->pc)) return Stop::kLoaderBusy;
+  return !inside(libc_, stop->pc) || stop->in_system_call ? Stop::kReached : Stop::kUnsure;
 }
 
-Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience) {
+Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience,
+                                         const std::atomic<bool>& cancelled) {
   auto point = LoadPoint::of(pid);
   if (!point) return unexpected(point.error());
   const auto start = std::chrono::steady_clock::now();
   while (true) {
+    if (cancelled.load()) return fail("interrupted before the agent was loaded; nothing changed");
     auto process = TracedProcess::stop(pid);
     if (!process) return process;
     const LoadPoint::Stop stop = point->classify(*process);
-    const auto waited = std::chrono::steady_clock::now() - start;
     if (stop == LoadPoint::Stop::kReached) return process;
-    if (stop == LoadPoint::Stop::kInLibc && waited >= patience) return process;
+    const auto waited = std::chrono::steady_clock::now() - start;
+    // Running C library code is only a risk of waiting on a lock, which
+    // the call's timeout bounds; a load under way is never interrupted.
+    if (stop == LoadPoint::Stop::kUnsure && waited >= patience) return process;
     process->detach();
-    if (waited >= 10 * patience) {
-      return fail("process " + std::to_string(pid) +
-                  " was inside the dynamic loader (loading or unloading a library) at every "
-                  "stop for " +
-                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+    if (waited >= 2 * patience) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(waited).count();
+      return fail("process " + std::to_string(pid) + " was loading or unloading a library at " +
+                  "every stop of the last " + std::to_string(seconds / 2) +
                   " s: the agent cannot be loaded in the middle of that; try again");
     }
     std::this_thread::sleep_for(kRetryPause);

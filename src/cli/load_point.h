@@ -7,18 +7,21 @@
 // loader nor running C library code, where it may hold a lock that dlopen
 // takes too (malloc's). Blocked in a system call is fine.
 //
-// A load or unload under way is never interrupted: the loader asserts
-// (or worse) when a nested dlopen changes its lists under it. Running C
+// A load or unload seen under way (by r_state, or the thread inside the
+// loader) is never interrupted: the loader asserts (or worse) when a
+// nested dlopen changes its lists under it. (The constructors of a library
+// being loaded run with r_state consistent again and are not told apart.) Running C
 // library code is only a risk of waiting on a lock, which the call's
 // timeout bounds, so a process that is never seen outside it is taken as
-// it is after a while.
+// it is once the patience is out.
 //
-//   auto process = stop_at_load_point(pid, std::chrono::seconds(2));
+//   auto process = stop_at_load_point(pid, std::chrono::seconds(10), g_stop);
 #ifndef DPROBE_CLI_LOAD_POINT_H_
 #define DPROBE_CLI_LOAD_POINT_H_
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <vector>
 
@@ -35,7 +38,8 @@ class LoadPoint {
 
   enum class Stop {
     kLoaderBusy,  // a load or unload under way, or the main thread in the loader
-    kInLibc,      // the main thread runs C library code, outside a system call
+    kUnsure,      // the main thread runs C library code outside a system call, or
+                  // where it is cannot be read
     kReached,
   };
   Stop classify(const TracedProcess& process) const;
@@ -52,9 +56,10 @@ class LoadPoint {
 // Stops every thread at a load point: stops, looks, lets the process go
 // and tries again a moment later, for up to `patience`; past that, the
 // first stop with the loader idle (the call is then protected by its
-// timeout only). Fails when the loader is busy at every stop for ten
-// times `patience`.
-Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience);
+// timeout only), and a failure once a second `patience` has passed without
+// one. Gives up, having changed nothing, when `cancelled` is set (Ctrl-C).
+Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience,
+                                         const std::atomic<bool>& cancelled);
 bool is_libc(const std::string& path);
 
 }  // namespace dprobe::cli

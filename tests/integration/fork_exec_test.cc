@@ -95,6 +95,27 @@ TEST(ForkExec, WithFollowTheChildIsTracedUnderItsOwnPid) {
   EXPECT_EQ(who_values(lines), (std::vector<std::string>{"1", "2", "3"})) << run;
 }
 
+// A child that is not followed keeps a copy of its parent's agent, and
+// sees the parent's trace memory, until it exits: exit() runs the agent's
+// destructor there, which must leave the parent's rings and return
+// instances alone (the parent's thread is not the child's, so it would
+// take it for gone and count its live instance as a miss).
+TEST(ForkExec, AChildThatExitsLeavesTheParentsReturnInstancesAlone) {
+  const RunResult run = run_traced({"r:g/inside inside_fork rv=$retval:s32"},
+                                   {program("forks_O2"), "exitinside"}, {"--profile"});
+  EXPECT_EQ(run.status, 0) << run;
+  const Pids pids = pids_of(run.out);
+  ASSERT_NE(pids.parent, 0u) << run;
+  const auto lines = parse_trace(run.out);
+  ASSERT_EQ(lines.size(), 1u) << run;
+  EXPECT_EQ(lines[0].tid, pids.parent) << lines[0];
+  EXPECT_EQ(lines[0].arg("rv"), "0") << lines[0];
+  const auto row = profile_row(parse_profile(run.err), "inside");
+  ASSERT_TRUE(row) << run;
+  EXPECT_EQ(row->hits, 1u) << run;
+  EXPECT_EQ(row->misses, 0u) << "the child's exit counted the parent's instance: " << run;
+}
+
 // A child that execs another program (sleep, whose one call of
 // clock_nanosleep is probed in libc): traced there only with --follow, and
 // then what does not resolve in sleep (work) is said once, by pid.

@@ -14,6 +14,11 @@
 //                               plugin_func(10) and work(2), dlcloses it;
 //                               meanwhile the parent calls work(1) until
 //                               the child has ended (at least 1000 times)
+//   forks exitinside            inside_fork() forks: the child leaves
+//                               through exit() (the agent's destructor runs
+//                               there) while the parent is inside the call;
+//                               the parent returns 0 from it once the child
+//                               ended
 // Prints "forks: parent PID child PID" (fork modes, after the child ended;
 // dlchild adds "calls N", the parent's calls of work), or "forks: exec PID"
 // before the exec. Exits 0 when the child exited 0; 1 otherwise.
@@ -73,6 +78,16 @@ static int fork_mode(char** exec_argv) {
   return status == 0 ? 0 : 1;
 }
 
+__attribute__((noinline, used)) int inside_fork(void) {
+  fflush(stdout);
+  const pid_t child = fork();
+  if (child < 0) return 1;
+  if (child == 0) exit(0);
+  const int status = child_status(child);
+  printf("forks: parent %d child %d\n", (int)getpid(), (int)child);
+  return status;
+}
+
 static int dlchild_mode(const char* dir, long cycles) {
   fflush(stdout);
   const pid_t child = fork();
@@ -106,6 +121,7 @@ int main(int argc, char** argv) {
     execvp(argv[2], argv + 2);
     return 127;
   }
+  if (strcmp(argv[1], "exitinside") == 0) return inside_fork();
   if (strcmp(argv[1], "dlchild") == 0 && argc > 3) {
     return dlchild_mode(argv[2], strtol(argv[3], NULL, 10));
   }

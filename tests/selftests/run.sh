@@ -33,7 +33,7 @@
 # Last: "# N unsupported on this architecture" and "N passed, N failed, N
 # skipped". Exit status 0 when nothing failed. A case is killed after
 # $SELFTEST_TIMEOUT seconds (300), a GoogleTest binary after
-# $SELFTEST_UNIT_TIMEOUT (600).
+# $SELFTEST_UNIT_TIMEOUT (400).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +42,7 @@ unit=
 verbose=0
 case_timeout=${SELFTEST_TIMEOUT:-300}
 # A GoogleTest binary is many tests under one limit.
-unit_timeout=${SELFTEST_UNIT_TIMEOUT:-600}
+unit_timeout=${SELFTEST_UNIT_TIMEOUT:-400}
 
 usage() { sed -n '4,17s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do

@@ -6,11 +6,12 @@
 # selftests, runs the suite in the guest, and prints what the guest printed:
 # its TAP lines and its "N passed, N failed" line.
 #
-#   boot.sh x86_64 build [--timeout SECONDS] [--cases 'NAME NAME'] [-v]
+#   boot.sh x86_64 build [--timeout SECONDS] [--cases 'NAME NAME'] [--no-unit] [-v]
 #   boot.sh arm64 build-arm64
 #
 #   --timeout  the guest is killed after this long, and that fails (900)
 #   --cases    run only these cases in the guest
+#   --no-unit  leave out the unit tests (arm64 runs them beside the cases)
 #   --append   more kernel command-line arguments (e.g. loglevel=7)
 #   -v         show the console while the guest runs
 #
@@ -20,7 +21,7 @@
 # are cached); the initramfs and the console log go to BUILD_DIR/selftests-vm/.
 set -euo pipefail
 
-usage() { sed -n '8,18s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '8,16s/^# \{0,1\}//p' "$0"; }
 arch=${1:-}
 build=${2:-}
 if [ -z "$arch" ] || [ -z "$build" ]; then usage >&2; exit 2; fi
@@ -29,11 +30,13 @@ timeout_s=900
 cases=
 extra_append=
 verbose=0
+no_unit=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --timeout) timeout_s=${2:?}; shift 2 ;;
     --cases) cases=${2?}; shift 2 ;;
     --append) extra_append=${2?}; shift 2 ;;
+    --no-unit) no_unit=1; shift ;;
     -v) verbose=1; shift ;;
     *) echo "boot.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -58,7 +61,8 @@ case "$arch" in
     console=ttyAMA0
     # The engine's own test suites are x86_64's: the other unit tests run
     # in the guest, beside the cases.
-    unit=--unit ;;
+    unit=--unit
+    [ "$no_unit" = 0 ] || unit= ;;
   *) echo "boot.sh: unknown architecture '$arch' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
 command -v "$qemu" > /dev/null ||
