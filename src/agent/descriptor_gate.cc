@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/descriptor_gate.h"
 
+#include <fcntl.h>
 #include <sys/syscall.h>
 
 #include <atomic>
@@ -96,6 +97,19 @@ bool takes_descriptor(long nr) noexcept {
     default:
       return false;
   }
+}
+
+long read_file_through_gate(const char* path, char* buffer, size_t capacity) noexcept {
+  if (!enter_agent_open()) return -1;
+  const long fd =
+      arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path), O_RDONLY | O_CLOEXEC);
+  long n = 0;
+  if (!arch::raw_failed(fd)) {
+    n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), static_cast<long>(capacity));
+    arch::raw_syscall(SYS_close, fd);
+  }
+  leave_agent_open();
+  return n > 0 ? n : 0;
 }
 
 }  // namespace dprobe::agent

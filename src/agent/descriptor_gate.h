@@ -15,6 +15,8 @@
 #ifndef DPROBE_AGENT_DESCRIPTOR_GATE_H_
 #define DPROBE_AGENT_DESCRIPTOR_GATE_H_
 
+#include <cstddef>
+
 namespace dprobe::agent {
 
 // False after about 100 ms of the program's opens: the caller does without
@@ -28,6 +30,12 @@ void leave_program_open() noexcept;
 
 // Whether system call `nr` gives the program a new descriptor.
 bool takes_descriptor(long nr) noexcept;
+
+// The start of a small file (of /proc) into `buffer`, through the gate,
+// with raw system calls (every function of libc may carry a probe): the
+// bytes read, 0 when it cannot be read, -1 when the program's opens kept
+// it from opening.
+long read_file_through_gate(const char* path, char* buffer, size_t capacity) noexcept;
 
 }  // namespace dprobe::agent
 

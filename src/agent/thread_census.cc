@@ -42,21 +42,13 @@ void pause_microseconds(long us) {
 
 // ---- Looking: /proc/self/task/TID/syscall --------------------------------------
 
-// The whole of a small file of /proc, read with raw system calls (every
-// function of libc may carry a probe); empty when it cannot be read;
-// nullopt when the program's opens kept it from opening (descriptor_gate.h).
+// The whole of a small file of /proc (descriptor_gate.h); empty when it
+// cannot be read; nullopt when the program's opens kept it from opening.
 std::optional<std::string> read_proc(const std::string& path) {
-  if (!enter_agent_open()) return std::nullopt;
-  const long fd =
-      arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path.c_str()), O_RDONLY | O_CLOEXEC);
   char buffer[512];
-  long n = 0;
-  if (!arch::raw_failed(fd)) {
-    n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), sizeof(buffer) - 1);
-    arch::raw_syscall(SYS_close, fd);
-  }
-  leave_agent_open();
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+  const long n = read_file_through_gate(path.c_str(), buffer, sizeof(buffer) - 1);
+  if (n < 0) return std::nullopt;
+  return std::string(buffer, static_cast<size_t>(n));
 }
 
 struct Sighting {

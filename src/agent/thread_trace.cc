@@ -1,7 +1,6 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/thread_trace.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -218,16 +217,8 @@ ThreadExit thread_exiting(uint32_t tid) noexcept {
   constexpr uint64_t kPfExiting = 0x4;  // include/linux/sched.h
   char path[48];
   task_stat_path(tid, path);
-  if (!enter_agent_open()) return ThreadExit::kUnknown;
-  const long fd =
-      arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path), O_RDONLY | O_CLOEXEC);
   char line[512];
-  long n = 0;
-  if (!arch::raw_failed(fd)) {
-    n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(line), sizeof(line));
-    arch::raw_syscall(SYS_close, fd);
-  }
-  leave_agent_open();
+  const long n = read_file_through_gate(path, line, sizeof(line));
   if (n <= 0) return ThreadExit::kUnknown;
   return (stat_flags(line, static_cast<size_t>(n)) & kPfExiting) != 0 ? ThreadExit::kExiting
                                                                       : ThreadExit::kRunning;
