@@ -275,10 +275,14 @@ class ThreadLiveness {
     if (!thread_alive(pid_, tid)) return false;
     if (which_ == ExitedThreads::kReaped || !read_proc_) return true;
     const ThreadExit exit = thread_exiting(tid);
-    // Refused by the program's opens (descriptor_gate.h, up to 100 ms a
-    // time): not asked again in this sweep.
-    if (exit == ThreadExit::kUnknown) read_proc_ = false;
-    return exit != ThreadExit::kExiting;
+    if (exit != ThreadExit::kUnknown) return exit == ThreadExit::kRunning;
+    // Its stat file gone between the two looks: so is the thread (reaped
+    // meanwhile). Otherwise refused by the program's opens
+    // (descriptor_gate.h, up to 100 ms a time): not asked again in this
+    // sweep.
+    if (!thread_alive(pid_, tid)) return false;
+    read_proc_ = false;
+    return true;
   }
 
   static constexpr uint32_t kEntries = 509;
