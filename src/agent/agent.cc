@@ -279,6 +279,7 @@ class Agent {
     // A probe records from the moment it is armed, as the kernel's does
     // once registered: attached, the program's threads run meanwhile, and
     // their hits before the CLI's Go are the session's too.
+    state.entry_times.store(probes.entry_times, std::memory_order_relaxed);
     state.recording.store(true);
     {
       std::lock_guard lock(state.registry_writer);

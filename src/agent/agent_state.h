@@ -57,6 +57,8 @@ struct AgentState {
   // False after fork in the child, and after the session ends: probes
   // still resume correctly, but record nothing.
   std::atomic<bool> recording{false};
+  // The session wants return records to carry their entry's time.
+  std::atomic<bool> entry_times{true};
 };
 
 AgentState& agent_state();

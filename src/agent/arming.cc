@@ -44,6 +44,13 @@ uint32_t max_record_size(const trace::EventDesc& event) {
 const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   if (const AgentEvent* kept = state.events.find(spec.event.id)) return kept;
   trace::EventDesc event = spec.event;
+  // A return record's entry time goes where the CLI laid it out, inside
+  // the fixed part past the function and return address; anywhere else
+  // it is not written at all.
+  const bool entry_time_fits = event.is_return &&
+                               event.entry_time_offset >= trace::first_arg_offset(true) &&
+                               event.entry_time_offset + 8ull <= event.fixed_size;
+  if (!entry_time_fits) event.entry_time_offset = 0;
   if (event.analysis) event.analysis = trace::plan_analysis(*event.analysis);
   state.events.add(std::make_unique<AgentEvent>(AgentEvent{
       event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,

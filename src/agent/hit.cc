@@ -41,7 +41,11 @@ void run_handlers(const core::Probe& probe, arch::SavedRegs& regs, const StackIn
       record_entry_event(*event, hit, regs, thread, memory);
     }
   }
-  if (has_return_events) hijack_return(probe, regs, stack, hit.timestamp(), thread, state);
+  if (!has_return_events) return;
+  // The counter costs about as much as the rest of the entry: read it only
+  // for a session that keeps the entry's time.
+  const bool timed = state.entry_times.load(std::memory_order_relaxed);
+  hijack_return(probe, regs, stack, timed ? hit.timestamp() : 0, thread, state);
 }
 
 void count_misses(const core::Probe& probe, AgentState& state) noexcept {

@@ -71,6 +71,7 @@ int record(const dprobe::cli::TraceFlags& flags, pid_t pid, const std::string& d
     return 2;
   }
   settings.format = dprobe::cli::OutputFormat::kRecord;
+  settings.session.entry_times = true;  // report --perfetto draws each call as a slice
   if (settings.output.empty()) settings.output = "dprobe.dat";
   if (pid == 0) return dprobe::cli::run_run({std::move(settings), command}, std::cerr);
   dprobe::cli::AttachOptions attach{std::move(settings), pid, 0};

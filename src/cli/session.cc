@@ -182,6 +182,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
                           std::move(requests),
                           {},
                           options.syscall_summary};
+  probes.entry_times = options.entry_times || uses_duration(set);
   for (const trace::ProbeSpec& spec : set.specs()) {
     if (trace::is_syscall_source(spec.event.source)) probes.syscall_events.push_back(spec);
   }

@@ -50,6 +50,9 @@ struct SessionOptions {
   bool list_probes = false;
   // --summary: the agent counts every system call (calls, errors, time).
   bool syscall_summary = false;
+  // Return records carry their entry's time even without $duration: the
+  // trace file (`record`) and --perfetto draw calls as slices with it.
+  bool entry_times = false;
 };
 
 class Session {

@@ -100,6 +100,7 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
   settings.session.optimize = flags.optimize;
   settings.session.list_probes = flags.list_probes;
   settings.session.syscall_summary = flags.summary;
+  settings.session.entry_times = !flags.perfetto.empty();
   settings.disabled = flags.disabled;
   settings.follow = flags.follow;
   return settings;

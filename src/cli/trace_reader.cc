@@ -227,8 +227,11 @@ void TraceReader::take_record(const trace::EventDesc& event, const trace::Record
   if (event.entry_time_offset != 0 && event.entry_time_offset + 8 <= copy.size()) {
     trace::RecordHeader entry = header;
     entry.timestamp = trace::load_field<uint64_t>(copy.data(), event.entry_time_offset);
-    trace::store_field<uint64_t>(copy.data(), event.entry_time_offset,
-                                 formatter_.timestamp_ns(entry));
+    // 0: the session took no entry times (stays 0, "none").
+    if (entry.timestamp != 0) {
+      trace::store_field<uint64_t>(copy.data(), event.entry_time_offset,
+                                   formatter_.timestamp_ns(entry));
+    }
   }
   trace::append_record_chunk(out, stream_, comm, std::as_bytes(std::span(copy)));
 }

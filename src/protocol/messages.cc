@@ -59,6 +59,7 @@ void put_spec(WireWriter& w, const trace::ProbeSpec& spec) {
   w.str(ev.syscall_name);
   w.boolean(ev.event_probe);
   w.u32(ev.stack_offset);
+  w.u32(ev.entry_time_offset);
   put_analysis(w, ev.analysis.get());
 }
 
@@ -82,6 +83,7 @@ trace::ProbeSpec get_spec(WireReader& r) {
   ev.syscall_name = r.str();
   ev.event_probe = r.boolean();
   ev.stack_offset = r.u32();
+  ev.entry_time_offset = r.u32();
   ev.analysis = get_analysis(r);
   return spec;
 }
@@ -171,6 +173,7 @@ std::vector<std::byte> encode(const Probes& probes) {
   for (const trace::ProbeSpec& spec : probes.syscall_events) put_spec(w, spec);
   w.boolean(probes.syscall_summary);
   w.u64(probes.hist_slot_bytes);
+  w.boolean(probes.entry_times);
   return w.take();
 }
 
@@ -198,6 +201,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   }
   probes.syscall_summary = r.boolean();
   probes.hist_slot_bytes = r.u64();
+  probes.entry_times = r.boolean();
   return finish(r, std::move(probes), "probes");
 }
 

@@ -90,6 +90,9 @@ struct Probes {
   // Each slot's hist tables (--trigger), every event's together, pending
   // ones included: the trace memory is laid out for them at the start.
   uint64_t hist_slot_bytes = 0;
+  // Return records carry their entry's time ($duration, trace files,
+  // --perfetto); without them a return probe's entry reads no clock.
+  bool entry_times = true;
 };
 
 struct ArmResult {

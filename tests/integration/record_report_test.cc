@@ -190,13 +190,15 @@ for e in slices:
     entry = e["args"].get("entry", e["args"]["return"])  # a return probe alone has none
     assert entry["tid"] == e["args"]["return"]["tid"] == e["tid"], e
 by_tid = {}
+depth = 0
 for e in sorted(slices, key=lambda e: (e["ts"], -e["dur"])):
     stack = by_tid.setdefault(e["tid"], [])
     while stack and stack[-1] <= e["ts"]:
         stack.pop()
     assert not stack or e["ts"] + e["dur"] <= stack[-1], ("not nested", e)
     stack.append(e["ts"] + e["dur"])
-print("slices=%d instants=%d" % (len(slices), len(instants)))
+    depth = max(depth, len(stack))
+print("slices=%d instants=%d depth=%d" % (len(slices), len(instants), depth))
 )";
 
 // kCheckPerfetto run on `json`.
@@ -234,6 +236,7 @@ TEST_F(RecordReport, PerfettoNestsReturnsAsSlices) {
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
   // rec(5) twice: 6 calls each, every one a slice; each leaf an instant.
   EXPECT_THAT(check.out, StartsWith("slices=12 instants="));
+  EXPECT_THAT(check.out, HasSubstr(" depth=6\n"));  // rec(5) down to rec(0)
   EXPECT_THAT(read_file(json), HasSubstr("\"ph\":\"M\""));
 }
 
@@ -249,11 +252,17 @@ TEST_F(RecordReport, PerfettoTimesReturnProbesWithoutEntryProbes) {
   ASSERT_EQ(report.status, 0) << report;
   const RunResult check = check_perfetto(json);
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
-  EXPECT_EQ(check.out, "slices=12 instants=0\n");
+  EXPECT_EQ(check.out, "slices=12 instants=0 depth=6\n");
   // The text is the kernel's all the same: no entry time in it.
   const RunResult text = run_dprobe({"report", file});
   EXPECT_EQ(count_of(text.out, " rec_ret: (main+0x"), 2u) << text;
   EXPECT_EQ(count_of(text.out, " rec_ret: (rec+0x"), 10u) << text;
+  // run --perfetto asks for the entry times as record does.
+  const std::string run_json = dir_.file("run.json");
+  const RunResult run = trace_recursion("run", {"--perfetto", run_json},
+                                        {"-e", "r:rr/rec_ret rec rv=$retval:s64"}, "5", "2");
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_EQ(check_perfetto(run_json).out, "slices=12 instants=0 depth=6\n");
 }
 
 // What the session said at its end (events lost here: rings of 4 KiB for
@@ -280,14 +289,14 @@ TEST_F(RecordReport, RunWritesPerfettoToo) {
   EXPECT_EQ(count_of(run.out, " rec_ret: "), 12u) << run;  // the text as ever
   const RunResult check = check_perfetto(json);
   ASSERT_EQ(check.status, 0) << check << read_file(json).substr(0, 2000);
-  EXPECT_EQ(check.out, "slices=12 instants=0\n");
+  EXPECT_EQ(check.out, "slices=12 instants=0 depth=6\n");
   // record writes it beside its own file (each gets every event's format).
   const std::string recorded_json = dir_.file("record.json");
   const RunResult record = trace_recursion(
       "record", {"-o", dir_.file("rec.dat"), "--perfetto", recorded_json}, kRecEvents, "5", "2");
   ASSERT_EQ(record.status, 0) << record;
   const RunResult recorded = check_perfetto(recorded_json);
-  EXPECT_EQ(recorded.out, "slices=12 instants=0\n") << recorded;
+  EXPECT_EQ(recorded.out, "slices=12 instants=0 depth=6\n") << recorded;
   const RunResult full = run_dprobe({"run", "--perfetto", "/dev/full", "-e", "p:rr/rec rec", "--",
                                      program("ret_recursion_O0"), "1", "1"});
   EXPECT_EQ(full.status, 1) << full;

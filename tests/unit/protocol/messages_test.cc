@@ -217,7 +217,8 @@ Probes rich_probes() {
   Probes probes;
   probes.ring_data_bytes = 1u << 20;
   probes.max_threads = 64;
-  probes.optimize = false;  // not the default: the flag must travel
+  probes.optimize = false;     // not the default: the flag must travel
+  probes.entry_times = false;  // nor this one
   probes.probes.push_back({0x555555555149, 0x555555555149, 0x3e,
                            spec(0, "dprobes", "p_main_0", false, 0, args_of_every_kind())});
   probes.probes.push_back(
@@ -230,6 +231,7 @@ Probes rich_probes() {
   probes.probes.push_back({0, 0, 0, spec(7, "", "", true, 0, {})});
   probes.probes[1].spec.event.analysis = rich_analysis();
   probes.probes[1].spec.event.stack_offset = 48;
+  probes.probes[1].spec.event.entry_time_offset = 40;
   probes.hist_slot_bytes = 1u << 20;
   return probes;
 }
@@ -339,6 +341,7 @@ void expect_same(const Probes& a, const Probes& b) {
   EXPECT_EQ(a.ring_data_bytes, b.ring_data_bytes);
   EXPECT_EQ(a.max_threads, b.max_threads);
   EXPECT_EQ(a.optimize, b.optimize);
+  EXPECT_EQ(a.entry_times, b.entry_times);
   EXPECT_EQ(a.hist_slot_bytes, b.hist_slot_bytes);
   ASSERT_EQ(a.probes.size(), b.probes.size());
   for (size_t i = 0; i < a.probes.size(); ++i) {
@@ -356,6 +359,7 @@ void expect_same(const Probes& a, const Probes& b) {
     EXPECT_EQ(x.spec.event.is_return, y.spec.event.is_return) << where;
     EXPECT_EQ(x.spec.event.fixed_size, y.spec.event.fixed_size) << where;
     EXPECT_EQ(x.spec.event.stack_offset, y.spec.event.stack_offset) << where;
+    EXPECT_EQ(x.spec.event.entry_time_offset, y.spec.event.entry_time_offset) << where;
     expect_same(x.spec.event.analysis.get(), y.spec.event.analysis.get());
     ASSERT_EQ(x.spec.event.args.size(), y.spec.event.args.size()) << where;
     for (size_t j = 0; j < x.spec.event.args.size(); ++j) {
