@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Per-call cost of tracing one system call, side by side in one run:
-#   untraced | the same with Syscall User Dispatch on and no agent (what
-#   the kernel alone adds: the floor) | dprobe with syscalls:sys_enter_getppid, its call site
+#   untraced | the same with Syscall User Dispatch on and no agent, the
+#   call outside the dispatch's range (the kernel reads the selector) and
+#   inside it (what the kernel alone adds to a call dprobe's rewritten sites
+#   make: the floor) | dprobe with syscalls:sys_enter_getppid, its call site
 #   rewritten into a jump to a trampoline (the default) and left on Syscall
 #   User Dispatch (--no-optimize: a SIGSYS per call) | dprobe --summary
 #   alone (every call counted and timed, no event) | strace -f -e
@@ -44,7 +46,8 @@ kernel_event() {  # the kernel's event on, in an instance, for one best-of-3
 }
 
 plain=$(best_of "$program" "$calls")
-floor=$(SYSCALL_LOOP_DISPATCH=1 best_of "$program" "$calls")
+outside=$(SYSCALL_LOOP_DISPATCH=1 best_of "$program" "$calls")
+floor=$(SYSCALL_LOOP_DISPATCH=2 best_of "$program" "$calls")
 dprobe_run() {  # OPTION...: dprobe run with them, on the loop
   best_of "$dprobe" run "$@" -o /dev/null -- "$program" "$calls"
 }
@@ -71,7 +74,8 @@ else
   fi
 fi
 
-awk -v n="$calls" -v sn="$strace_calls" -v p="$plain" -v f="$floor" -v t="$traced" -v d="$dispatch" \
+awk -v n="$calls" -v sn="$strace_calls" -v p="$plain" -v f="$floor" -v o="$outside" \
+    -v t="$traced" -v d="$dispatch" \
     -v s="$summary" -v st="$strace_ns" -v sw="$strace_why" -v k="$kernel" -v kw="$kernel_why" '
 function row(name, ns) { printf "%-48s %10.1f %12.1f\n", name, ns, ns - p }
 function none(name, why) { printf "%-48s %10s   (%s)\n", name, "n/a", why }
@@ -79,7 +83,8 @@ BEGIN {
   printf "getppid calls per run: %d (strace: %d), best of 3 runs, wall time\n", n, sn
   printf "%-48s %10s %12s\n", "", "ns/call", "added ns"
   printf "%-48s %10.1f %12s\n", "untraced", p, "-"
-  row("Syscall User Dispatch on, no agent (the floor)", f)
+  row("dispatch on, no agent, call outside its range", o)
+  row("dispatch on, no agent, call inside (the floor)", f)
   row("dprobe sys_enter_getppid (rewritten site)", t)
   row("dprobe sys_enter_getppid (dispatch: a SIGSYS)", d)
   row("dprobe --summary (rewritten site, no event)", s)

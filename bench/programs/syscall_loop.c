@@ -9,8 +9,10 @@
 //   syscall_loop [N]     (default 200000)
 // With SYSCALL_LOOP_DISPATCH=1 in the environment, the loop runs with
 // Syscall User Dispatch on and its selector at "allow": what the kernel
-// alone adds to every call once a thread has the dispatch, the floor of
-// dprobe's system call tracing.
+// alone adds to a call made outside the dispatch's range (it reads the
+// selector). With SYSCALL_LOOP_DISPATCH=2, the range covers the C
+// library's getppid: what it adds to a call made inside it, which is where
+// dprobe's rewritten sites make their calls (the floor of its tracing).
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +31,11 @@ int main(int argc, char** argv) {
   if (calls <= 0) return 2;
   static char selector = 0;  // SYSCALL_DISPATCH_FILTER_ALLOW
   const char* dispatch = getenv("SYSCALL_LOOP_DISPATCH");
-  if (dispatch != NULL && dispatch[0] == '1' &&
-      prctl(59 /* PR_SET_SYSCALL_USER_DISPATCH */, 1 /* ON */, 0, 0, &selector) != 0) {
+  const int mode = dispatch != NULL ? atoi(dispatch) : 0;
+  // getppid's own code, its syscall within its first 64 bytes.
+  const unsigned long inside = mode == 2 ? (unsigned long)&getppid : 0;
+  if (mode != 0 && prctl(59 /* PR_SET_SYSCALL_USER_DISPATCH */, 1 /* ON */, inside,
+                         inside != 0 ? 64 : 0, &selector) != 0) {
     return 3;
   }
   const pid_t parent = getppid();

@@ -16,8 +16,12 @@
 #include "core/landing_pads.h"
 
 extern "C" void dprobe_optimized_hit(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
-extern "C" void dprobe_syscall_enter(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
-extern "C" void dprobe_syscall_exit(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
+extern "C" void dprobe_syscall_enter(dprobe::arch::SavedRegs* regs,
+                                     const dprobe::arch::SyscallLinks* links) noexcept;
+extern "C" void dprobe_syscall_exit(dprobe::arch::SavedRegs* regs,
+                                    const dprobe::arch::SyscallLinks* links) noexcept;
+extern "C" char dprobe_site_gadgets[];
+extern "C" char dprobe_site_gadgets_end[];
 
 namespace dprobe::agent {
 namespace {
@@ -57,6 +61,8 @@ void set_optimization(bool wanted) {
   env.handler = reinterpret_cast<uint64_t>(&dprobe_optimized_hit);
   env.syscall_enter = reinterpret_cast<uint64_t>(&dprobe_syscall_enter);
   env.syscall_exit = reinterpret_cast<uint64_t>(&dprobe_syscall_exit);
+  env.syscall_gadgets = reinterpret_cast<uint64_t>(dprobe_site_gadgets);
+  env.syscall_gadgets_end = reinterpret_cast<uint64_t>(dprobe_site_gadgets_end);
   env.landing_pads = landing_pads_of;
   env.clear_threads = clear_threads;
   env.sync_cores = sync_cores;

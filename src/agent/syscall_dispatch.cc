@@ -28,6 +28,8 @@
 extern "C" char dprobe_dispatch_restorer[];
 extern "C" char dprobe_clone_gadgets[];
 extern "C" char dprobe_clone_gadgets_end[];
+extern "C" char dprobe_site_gadgets[];
+extern "C" char dprobe_site_gadgets_end[];
 
 namespace dprobe::agent {
 namespace {
@@ -670,12 +672,16 @@ std::vector<uint64_t> take_queued_sites() {
 
 // Called by a rewritten system call site's trampoline just before its
 // syscall, with the registers of the call. The call then runs from the
-// trampoline with this thread's selector at "allow"; rt_sigreturn, the
-// clone family and exec keep it at "block", so that their syscall comes
-// to the dispatch, which knows how to make them.
+// site's gadget in the agent's text (or from the trampoline, with this
+// thread's selector at "allow"); rt_sigreturn, the clone family and exec
+// run from the trampoline with it at "block", so that their syscall comes
+// to the dispatch, which knows how to make them. Which of the two is said
+// in the frame's target slot (rcx: the syscall overwrites it).
 extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
-    dprobe::arch::SavedRegs* regs, uint64_t syscall_address) noexcept {
+    dprobe::arch::SavedRegs* regs, const dprobe::arch::SyscallLinks* links) noexcept {
   using namespace dprobe::agent;
+  regs->slot[dprobe::arch::kSyscallTargetSlot] = links->plain;
+  const uint64_t syscall_address = links->site;
   const auto nr = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallNrSlot]);
   char* selector = own_selector();
   // Off on this thread, or already let through (a handler of the program
@@ -713,12 +719,14 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
     t_call.gated = true;
   }
   *selector = kSelectorAllow;
+  regs->slot[dprobe::arch::kSyscallTargetSlot] = links->dispatched;
 }
 
 // Called by the trampoline just after the syscall, with its result in ax.
 extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
-    dprobe::arch::SavedRegs* regs, uint64_t syscall_address) noexcept {
+    dprobe::arch::SavedRegs* regs, const dprobe::arch::SyscallLinks* links) noexcept {
   using namespace dprobe::agent;
+  const uint64_t syscall_address = links->site;
   if (!t_call.open) return;  // made by the dispatch, or by a new thread's first return
   t_call.open = false;
   if (t_call.gated) leave_program_open();
@@ -740,10 +748,32 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
 }
 
 namespace dprobe::agent {
+namespace {
+
+// A call made from a site's gadget is the program's, from that site: for
+// a pc just after a gadget's syscall, the way back into its trampoline
+// (the gadget's last word); any other pc as it is.
+uint64_t trampoline_pc_of(uint64_t pc) noexcept {
+  if constexpr (arch::kSyscallGadgetBytes == 0) {
+    return pc;
+  } else {
+    const auto begin = reinterpret_cast<uint64_t>(dprobe_site_gadgets);
+    const auto end = reinterpret_cast<uint64_t>(dprobe_site_gadgets_end);
+    if (pc <= begin || pc > end) return pc;
+    const uint64_t gadget =
+        begin + (pc - begin - 1) / arch::kSyscallGadgetBytes * arch::kSyscallGadgetBytes;
+    uint64_t back = 0;
+    __builtin_memcpy(&back, reinterpret_cast<const void*>(gadget + arch::kSyscallGadgetBytes - 8),
+                     sizeof(back));
+    return back;
+  }
+}
+
+}  // namespace
 
 ucontext_t* seccomp_trap_context(siginfo_t& info, const ucontext_t& context) noexcept {
   if (info.si_code != kSysSeccomp) return nullptr;
-  const uint64_t pc = arch::context_pc(context);
+  const uint64_t pc = trampoline_pc_of(arch::context_pc(context));
   if (pc < g_text.begin || pc >= g_text.end) {
     // The program's own call: from a rewritten site's trampoline, its
     // handler is told the site (the context stays, to come back here).

@@ -56,6 +56,11 @@ inline constexpr auto kSlotOfDwarfColumn = x86_64::kSlotOfDwarfColumn;
 using OptimizePlan = x86_64::OptimizePlan;
 inline constexpr size_t kTrampolineBytes = x86_64::kTrampolineSize;
 inline constexpr size_t kSyscallTrampolineBytes = x86_64::kSyscallTrampolineSize;
+// A rewritten site's links (enter and exit are given them), the frame slot
+// enter puts the way to make the call in, and the size of a gadget.
+using SyscallLinks = x86_64::SyscallLinks;
+inline constexpr uint16_t kSyscallTargetSlot = x86_64::kCx;
+inline constexpr size_t kSyscallGadgetBytes = x86_64::kSyscallGadgetSize;
 
 // A decoded, classified probed instruction.
 struct ProbeInsn {
@@ -103,6 +108,13 @@ inline constexpr uint16_t kSyscallArgSlots[6] = {0, 1, 2, 3, 4, 5};
 using OptimizePlan = arm64::OptimizePlan;
 inline constexpr size_t kTrampolineBytes = arm64::kTrampolineSize;
 inline constexpr size_t kSyscallTrampolineBytes = 0;
+struct SyscallLinks {
+  uint64_t site;
+  uint64_t dispatched;
+  uint64_t plain;
+};
+inline constexpr uint16_t kSyscallTargetSlot = 16;  // never used: no trampoline
+inline constexpr size_t kSyscallGadgetBytes = 0;
 
 using ProbeInsn = arm64::ProbeInsn;
 inline constexpr size_t kMaxInsnBytes = arm64::kInsnBytes;
@@ -172,11 +184,14 @@ Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> 
                                                        std::span<const uint64_t> landing_pads);
 // Where the displaced instructions of a plan start.
 uint64_t displaced_address(const OptimizePlan& plan);
-// Its trampoline: the instructions before the syscall, enter(regs, cookie),
-// the syscall, exit(regs, cookie), and the way back.
+// Its trampoline: the instructions before the syscall, enter(regs, links),
+// the call, exit(regs, links), and the way back; and where `gadget` is not
+// 0, the gadget's bytes (kSyscallGadgetBytes) into `gadget_out`: the call
+// made from text that Syscall User Dispatch lets through unread.
 Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan, uint64_t address,
-                                                     uint64_t enter, uint64_t exit, uint64_t cookie,
-                                                     std::span<uint8_t> out);
+                                                     uint64_t enter, uint64_t exit, uint64_t site,
+                                                     uint64_t gadget, std::span<uint8_t> out,
+                                                     std::span<uint8_t> gadget_out);
 uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline,
                                          uint64_t pc);
 // The `length` bytes written over the site: the jump, then breakpoints in

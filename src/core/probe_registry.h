@@ -64,6 +64,12 @@ struct OptimizeEnv {
   // handler(SavedRegs*, the syscall's address). 0: sites are not rewritten.
   uint64_t syscall_enter = 0;
   uint64_t syscall_exit = 0;
+  // Room for the sites' gadgets (arch::kSyscallGadgetBytes each), in the
+  // text Syscall User Dispatch lets through: a call made there costs the
+  // kernel no look at the selector. Used up in order, never freed (as
+  // trampolines); without room a site makes its call from its trampoline.
+  uint64_t syscall_gadgets = 0;
+  uint64_t syscall_gadgets_end = 0;
   // The exception landing pads of the code in [begin, end), or why unknown.
   std::function<Result<std::vector<uint64_t>, std::string>(uint64_t begin, uint64_t end)>
       landing_pads;
@@ -207,6 +213,7 @@ class ProbeRegistry {
   bool neighbour_inside(const Probe& probe, uint64_t end) const;
   Result<void, std::string> prepare_jump(Probe& probe);
   Result<uint64_t, std::string> trampoline_for(const Probe& probe, const arch::OptimizePlan& plan);
+  uint64_t next_gadget() const;  // 0: none left
   std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end);
   static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
   static std::vector<uint8_t> jump_bytes(const Probe& probe);
@@ -239,6 +246,7 @@ class ProbeRegistry {
   std::vector<Range> blacklist_;
   std::map<TrampolineKey, uint64_t> trampolines_;
   std::optional<OptimizeEnv> optimizer_;
+  uint64_t gadgets_used_ = 0;  // bytes of optimizer_->syscall_gadgets
   uint32_t next_id_ = 1;
   bool live_ = false;
   bool direct_jumps_ = false;

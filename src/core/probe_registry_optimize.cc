@@ -109,15 +109,32 @@ Result<uint64_t, std::string> ProbeRegistry::trampoline_for(const Probe& probe,
   auto memory = slots_->allocate(probe.address, size);
   if (!memory) return refuse(memory.error().message);
   std::vector<uint8_t> bytes(size);
+  std::vector<uint8_t> gadget(site ? arch::kSyscallGadgetBytes : 0);
+  const uint64_t gadget_at = site ? next_gadget() : 0;
   auto written =
       site ? arch::write_syscall_trampoline(plan, *memory, optimizer_->syscall_enter,
-                                            optimizer_->syscall_exit, probe.syscall_at, bytes)
+                                            optimizer_->syscall_exit, probe.syscall_at, gadget_at,
+                                            bytes, gadget)
            : arch::write_trampoline(plan, *memory, optimizer_->handler, probe.address, bytes);
   if (!written) return refuse(written.error());
   bytes.resize(*written);
+  // The gadget first: nothing reaches it before its trampoline is written.
+  if (gadget_at != 0) {
+    if (auto copied = patcher_.write(gadget_at, gadget); !copied) {
+      return refuse(copied.error().message);
+    }
+    gadgets_used_ += gadget.size();
+  }
   if (auto copied = patcher_.write(*memory, bytes); !copied) return refuse(copied.error().message);
   trampolines_.emplace(std::move(key), *memory);
   return *memory;
+}
+
+uint64_t ProbeRegistry::next_gadget() const {
+  const uint64_t at = optimizer_->syscall_gadgets + gadgets_used_;
+  const bool room = arch::kSyscallGadgetBytes != 0 && optimizer_->syscall_gadgets != 0 &&
+                    at + arch::kSyscallGadgetBytes <= optimizer_->syscall_gadgets_end;
+  return room ? at : 0;
 }
 
 void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {

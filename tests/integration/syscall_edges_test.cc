@@ -95,6 +95,20 @@ TEST(SyscallSeccomp, TheProgramBehavesExactlyAsUntraced) {
   EXPECT_EQ(run.out, untraced.out) << run;
 }
 
+// Its site rewritten, the trapped call is made from the agent's gadget
+// for that site: the program's handler is still told its own site, every
+// time, and its answer is still the call's result.
+TEST(SyscallSeccomp, ARewrittenSitesTrapsReachTheProgramAsItsOwn) {
+  const RunResult untraced = run_program({kEdges, "seccomp_loop"});
+  ASSERT_EQ(untraced.status, 0) << untraced;
+  EXPECT_EQ(untraced.out, "syscall_edges: seccomp loop answered 1 site 1 traps 1\n");
+  const RunResult run = run_traced({"syscalls:sys_enter_getpid", "syscalls:sys_exit_getpid"},
+                                   {kEdges, "seccomp_loop"}, {"-o", "/dev/null"});
+  EXPECT_EQ(run.status, 0) << run;
+  EXPECT_EQ(run.out, untraced.out) << run;
+  EXPECT_THAT(run.err, HasSubstr("syscall_edges: site rewritten 1\n")) << run;
+}
+
 // ---- No descriptors ------------------------------------------------------------------
 
 // The program closes 0..1023 (and, with "range", every descriptor through

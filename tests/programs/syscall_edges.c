@@ -17,6 +17,17 @@
 //                                 site S errno E thread T traps N" (S: 1 when
 //                                 the handler's si_call_addr is the program's
 //                                 own call site; N: the handler's calls, 1)
+//   syscall_edges seccomp_loop    the same filter and handler, then getpid
+//                                 calls from the one site in rounds of 100
+//                                 with 1 ms pauses (time for a tracer to
+//                                 rewrite it): 10 rounds past the first that
+//                                 finds the site rewritten, at most 300.
+//                                 Prints "syscall_edges: seccomp loop answered
+//                                 A site S traps T" (each 1 when every call
+//                                 got 4242, every trap was told the site,
+//                                 and there was one trap per call), and on
+//                                 stderr "syscall_edges: site rewritten R"
+//                                 (R: 1 when the site's first byte is a jmp)
 //   syscall_edges closeall FILE [range]
 //                                 closes 0..1023 (and with "range",
 //                                 close_range(0, ~0U) too), opens FILE (fd 0),
@@ -82,17 +93,19 @@ static volatile int sigsys_code = -1;
 static volatile int sigsys_nr = -1;
 static void* volatile sigsys_address;
 
-// The one getpid the filter traps, made here so that the handler can tell
-// its site: seccomp_site_end is the address after the syscall instruction.
+// The getpid the filter traps, made here so that the handler can tell its
+// site: seccomp_site_end is the address after the syscall instruction, the
+// 7 bytes before it `mov $39, %eax; syscall` (what a tracer may replace).
 extern char seccomp_site_end[];
 __attribute__((noinline, used)) long trapped_getpid(void) {
   long result;
   __asm__ volatile(
+      "mov $39, %%eax\n"  // SYS_getpid
       "syscall\n"
       ".globl seccomp_site_end\n"
       "seccomp_site_end:\n"
       : "=a"(result)
-      : "a"((long)SYS_getpid)
+      :
       : "rcx", "r11", "memory");
   return result;
 }
@@ -153,6 +166,37 @@ static int own_sigsys(void) {
              : 1;
 }
 
+// The site traced all along: each trap, once it is rewritten too, reaches
+// the program's handler told its own site, and its answer is the result.
+static int own_sigsys_in_a_loop(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = on_sigsys;
+  action.sa_flags = SA_SIGINFO;
+  if (sigaction(SIGSYS, &action, NULL) != 0 || trap_getpid() != 0) return 1;
+  int calls = 0;
+  int answered = 0;
+  int at_site = 0;
+  int rounds_left = 300;
+  int rewritten = 0;
+  while (rounds_left-- > 0) {
+    for (int i = 0; i < 100; ++i, ++calls) {
+      sigsys_address = NULL;
+      answered += trapped_getpid() == 4242;
+      at_site += sigsys_address == (void*)seccomp_site_end;
+    }
+    if (!rewritten && (unsigned char)seccomp_site_end[-7] == 0xe9) {
+      rewritten = 1;
+      rounds_left = 10;
+    }
+    usleep(1000);
+  }
+  printf("syscall_edges: seccomp loop answered %d site %d traps %d\n", answered == calls,
+         at_site == calls, sigsys_count == calls);
+  fprintf(stderr, "syscall_edges: site rewritten %d\n", rewritten);
+  return answered == calls ? 0 : 1;
+}
+
 // ---- no descriptors ------------------------------------------------------------
 
 static int without_descriptors(const char* path, int range) {
@@ -173,6 +217,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "eintr") == 0) return interrupted_read(0);
   if (strcmp(mode, "restart") == 0) return interrupted_read(1);
   if (strcmp(mode, "seccomp") == 0) return own_sigsys();
+  if (strcmp(mode, "seccomp_loop") == 0) return own_sigsys_in_a_loop();
   if (strcmp(mode, "closeall") == 0 && argc > 2) {
     return without_descriptors(argv[2], argc > 3 && strcmp(argv[3], "range") == 0);
   }

@@ -93,7 +93,8 @@ Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t>,
 }
 
 Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan&, uint64_t, uint64_t,
-                                                     uint64_t, uint64_t, std::span<uint8_t>) {
+                                                     uint64_t, uint64_t, uint64_t,
+                                                     std::span<uint8_t>, std::span<uint8_t>) {
   return unexpected(std::string(kNoSiteRewrite));
 }
 

@@ -143,18 +143,39 @@ Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> f
 
 struct SyscallTrampolineSpec {
   uint64_t address = 0;
-  uint64_t enter = 0;   // extern "C" void enter(SavedRegs* regs, uint64_t cookie)
-  uint64_t exit = 0;    // the same, after the syscall, with its result in ax
-  uint64_t cookie = 0;  // the syscall's address
+  // extern "C" void enter(SavedRegs* regs, const SyscallLinks* links), and
+  // exit the same, after the syscall, with its result in ax.
+  uint64_t enter = 0;
+  uint64_t exit = 0;
+  uint64_t site = 0;  // the syscall's address
+  // Where a gadget `syscall; jmp <back to the exit call>` goes (16 bytes,
+  // kSyscallGadgetSize), in the text Syscall User Dispatch lets through
+  // without reading the thread's selector; 0: no gadget.
+  uint64_t gadget = 0;
 };
 
-// Into `out` (at least kSyscallTrampolineSize bytes): the copies, then the
-// two calls around `syscall`, each saving and restoring the general
-// registers and flags as write_trampoline does (the handler may change
-// them: enter the call's number and arguments, exit its result).
+// The trampoline's last 24 bytes (kSyscallLinksOffset), which enter and
+// exit are given: the site, and the two ways to make the call. Enter puts
+// one of them in the frame's rcx, which the syscall overwrites anyway;
+// the trampoline jumps there once the registers are back.
+struct SyscallLinks {
+  uint64_t site;        // the syscall's address; also the frames' ip
+  uint64_t dispatched;  // the gadget, or `plain` where there is none
+  uint64_t plain;       // the trampoline's own syscall, which the dispatch sees
+};
+inline constexpr size_t kSyscallLinksOffset = kSyscallTrampolineSize - sizeof(SyscallLinks);
+inline constexpr size_t kSyscallGadgetSize = 16;
+
+// Into `out` (kSyscallTrampolineSize bytes): the copies, then the two
+// calls around the call (made by `jmp *%rcx`), each saving and restoring
+// the general registers and flags as write_trampoline does (the handler
+// may change them: enter the call's number and arguments, exit its
+// result), and the links. Into `gadget` (kSyscallGadgetSize bytes, where
+// spec.gadget is not 0): the gadget. Returns kSyscallTrampolineSize.
 Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
                                                      const SyscallTrampolineSpec& spec,
-                                                     std::span<uint8_t> out);
+                                                     std::span<uint8_t> out,
+                                                     std::span<uint8_t> gadget = {});
 
 }  // namespace dprobe::arch::x86_64
 

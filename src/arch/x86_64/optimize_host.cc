@@ -24,9 +24,11 @@ Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> 
 uint64_t displaced_address(const OptimizePlan& plan) { return plan.address; }
 
 Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan, uint64_t address,
-                                                     uint64_t enter, uint64_t exit, uint64_t cookie,
-                                                     std::span<uint8_t> out) {
-  return x86_64::write_syscall_trampoline(plan, {address, enter, exit, cookie}, out);
+                                                     uint64_t enter, uint64_t exit, uint64_t site,
+                                                     uint64_t gadget, std::span<uint8_t> out,
+                                                     std::span<uint8_t> gadget_out) {
+  return x86_64::write_syscall_trampoline(plan, {address, enter, exit, site, gadget}, out,
+                                          gadget_out);
 }
 
 uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline,

@@ -418,7 +418,11 @@ Result<void, std::string> copy_before_syscall(Emitter& e, const OptimizePlan& pl
 
 Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
                                                      const SyscallTrampolineSpec& spec,
-                                                     std::span<uint8_t> out) {
+                                                     std::span<uint8_t> out,
+                                                     std::span<uint8_t> gadget) {
+  if (spec.gadget != 0 && gadget.size() < kSyscallGadgetSize) {
+    return unexpected(std::string("no room for the gadget's bytes"));
+  }
   if (out.size() < kSyscallTrampolineSize) {
     return unexpected("the trampoline buffer holds " + std::to_string(out.size()) +
                       " bytes, needs " + std::to_string(kSyscallTrampolineSize));
@@ -432,14 +436,30 @@ Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
   if (auto copied = copy_before_syscall(e, plan, spec.address); !copied) {
     return unexpected(copied.error());
   }
-  const size_t enter_ip = emit_save_call_restore(e, {spec.address, spec.enter, spec.cookie});
+  const uint64_t links = spec.address + kSyscallLinksOffset;
+  const size_t enter_ip = emit_save_call_restore(e, {spec.address, spec.enter, links});
+  e.put({0xff, 0xe1});  // jmp *%rcx: where enter sent the call
+  const uint64_t plain = spec.address + e.pos();
   e.put({0x0f, 0x05});  // syscall
-  const size_t exit_ip = emit_save_call_restore(e, {spec.address, spec.exit, spec.cookie});
+  const uint64_t exit_at = spec.address + e.pos();
+  const size_t exit_ip = emit_save_call_restore(e, {spec.address, spec.exit, links});
   jump_to(e, spec.address, plan.address + plan.displaced_length);
-  // Both frames' ip: the syscall's address, one literal.
-  e.patch_le(enter_ip, e.pos() - (enter_ip + 4), 4);
-  e.patch_le(exit_ip, e.pos() - (exit_ip + 4), 4);
-  e.put_le(spec.cookie, 8);
+  if (e.pos() > kSyscallLinksOffset) {
+    return unexpected("the trampoline's code takes " + std::to_string(e.pos()) +
+                      " bytes, more than " + std::to_string(kSyscallLinksOffset));
+  }
+  while (e.pos() < kSyscallLinksOffset) e.put({0xcc});  // never run
+  // Both frames' ip: the syscall's address, the links' first word.
+  e.patch_le(enter_ip, kSyscallLinksOffset - (enter_ip + 4), 4);
+  e.patch_le(exit_ip, kSyscallLinksOffset - (exit_ip + 4), 4);
+  e.put_le(spec.site, 8);
+  e.put_le(spec.gadget != 0 ? spec.gadget : plain, 8);
+  e.put_le(plain, 8);
+  if (spec.gadget != 0) {
+    Emitter g(gadget);
+    g.put({0x0f, 0x05});  // syscall
+    far_jump(g, exit_at);
+  }
   return e.pos();
 }
 

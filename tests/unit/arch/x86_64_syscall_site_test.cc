@@ -140,6 +140,43 @@ TEST(X86SyscallSiteTrampoline, CopiesFirstThenCallsAroundTheSyscallThenJumpsBack
   EXPECT_LE(w.size, kSyscallTrampolineSize);
 }
 
+uint64_t word_at(std::span<const uint8_t> bytes, size_t at) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 8; ++i) value |= uint64_t{bytes[at + i]} << (8 * i);
+  return value;
+}
+
+// The call goes where enter says in rcx (which the syscall overwrites
+// anyway): the links at the trampoline's end name the site, the gadget, and
+// the trampoline's own syscall; the gadget makes the call and jumps back to
+// the exit call, the instruction after the trampoline's syscall.
+TEST(X86SyscallSiteTrampoline, TheCallIsMadeWhereEnterSaysFromTheGadgetOrTheTrampoline) {
+  auto plan = plan_for(kGetppid, 0x401005);
+  ASSERT_TRUE(plan) << plan.error();
+  SyscallTrampolineSpec spec = kSpec;
+  spec.gadget = 0x7f1234580010;
+  std::array<uint8_t, kSyscallTrampolineSize> out{};
+  std::array<uint8_t, kSyscallGadgetSize> gadget{};
+  auto n = write_syscall_trampoline(*plan, spec, out, gadget);
+  ASSERT_TRUE(n) << n.error();
+  EXPECT_EQ(*n, kSyscallTrampolineSize);
+  EXPECT_EQ(word_at(out, kSyscallLinksOffset), kSpec.site);
+  EXPECT_EQ(word_at(out, kSyscallLinksOffset + 8), spec.gadget);
+  const uint64_t plain = word_at(out, kSyscallLinksOffset + 16);
+  ASSERT_GT(plain, spec.address);
+  const size_t at = plain - spec.address;
+  ASSERT_LT(at + 2, kSyscallLinksOffset);
+  EXPECT_THAT(std::span(out).subspan(at - 2, 4), ElementsAre(0xff, 0xe1, 0x0f, 0x05))
+      << "jmp *%rcx, then the trampoline's own syscall";
+  // The gadget: syscall, then jmp *0(%rip) to the instruction after that syscall.
+  EXPECT_THAT(std::span(gadget).first(8), ElementsAre(0x0f, 0x05, 0xff, 0x25, 0, 0, 0, 0));
+  EXPECT_EQ(word_at(gadget, 8), plain + 2);
+  // Without a gadget both ways are the trampoline's syscall.
+  auto alone = write_syscall_trampoline(*plan, kSpec, out);
+  ASSERT_TRUE(alone) << alone.error();
+  EXPECT_EQ(word_at(out, kSyscallLinksOffset + 8), word_at(out, kSyscallLinksOffset + 16));
+}
+
 TEST(X86SyscallSiteTrampoline, RefusesAPlanThatDoesNotEndWithASyscall) {
   const Bytes code = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0x31, 0xc0, 0xc9, 0xc3};
   auto plan = can_optimize(code, kFunction, kFunction, {});

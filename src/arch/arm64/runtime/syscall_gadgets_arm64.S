@@ -29,4 +29,12 @@ dprobe_clone_gadgets:
 	.endr
 dprobe_clone_gadgets_end:
 
+	/* No rewritten system call sites on arm64: no room for their gadgets. */
+	.globl	dprobe_site_gadgets
+	.hidden	dprobe_site_gadgets
+	.globl	dprobe_site_gadgets_end
+	.hidden	dprobe_site_gadgets_end
+dprobe_site_gadgets:
+dprobe_site_gadgets_end:
+
 	.section .note.GNU-stack, "", %progbits
