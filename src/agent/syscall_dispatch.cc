@@ -718,6 +718,14 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
     enter_program_open();
     t_call.gated = true;
   }
+  if (!timed && !t_call.substituted && !t_call.gated && links->returned != 0) {
+    // Nothing for exit to do: the call is made from the site's second
+    // gadget, which goes straight back. Inside the dispatch's range the
+    // selector is not read: it stays at "block".
+    t_call.open = false;
+    regs->slot[dprobe::arch::kSyscallTargetSlot] = links->returned;
+    return;
+  }
   *selector = kSelectorAllow;
   regs->slot[dprobe::arch::kSyscallTargetSlot] = links->dispatched;
 }
@@ -750,9 +758,9 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
 namespace dprobe::agent {
 namespace {
 
-// A call made from a site's gadget is the program's, from that site: for
-// a pc just after a gadget's syscall, the way back into its trampoline
-// (the gadget's last word); any other pc as it is.
+// A call made from a site's gadgets is the program's, from that site: for
+// a pc just after a gadget's syscall, the first gadget's way back into the
+// site's trampoline; any other pc as it is.
 uint64_t trampoline_pc_of(uint64_t pc) noexcept {
   if constexpr (arch::kSyscallGadgetBytes == 0) {
     return pc;
@@ -760,11 +768,11 @@ uint64_t trampoline_pc_of(uint64_t pc) noexcept {
     const auto begin = reinterpret_cast<uint64_t>(dprobe_site_gadgets);
     const auto end = reinterpret_cast<uint64_t>(dprobe_site_gadgets_end);
     if (pc <= begin || pc > end) return pc;
-    const uint64_t gadget =
+    const uint64_t gadgets =
         begin + (pc - begin - 1) / arch::kSyscallGadgetBytes * arch::kSyscallGadgetBytes;
+    constexpr uint64_t kFirstWayBack = 8;  // after `syscall; jmp *0(%rip)`
     uint64_t back = 0;
-    __builtin_memcpy(&back, reinterpret_cast<const void*>(gadget + arch::kSyscallGadgetBytes - 8),
-                     sizeof(back));
+    __builtin_memcpy(&back, reinterpret_cast<const void*>(gadgets + kFirstWayBack), sizeof(back));
     return back;
   }
 }

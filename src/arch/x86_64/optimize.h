@@ -148,23 +148,25 @@ struct SyscallTrampolineSpec {
   uint64_t enter = 0;
   uint64_t exit = 0;
   uint64_t site = 0;  // the syscall's address
-  // Where a gadget `syscall; jmp <back to the exit call>` goes (16 bytes,
-  // kSyscallGadgetSize), in the text Syscall User Dispatch lets through
-  // without reading the thread's selector; 0: no gadget.
+  // Where the site's two gadgets go (kSyscallGadgetSize bytes), in the text
+  // Syscall User Dispatch lets through without reading the thread's
+  // selector: `syscall; jmp <back to the exit call>`, then `syscall; jmp
+  // <back after the site>` (16 bytes each); 0: no gadgets.
   uint64_t gadget = 0;
 };
 
-// The trampoline's last 24 bytes (kSyscallLinksOffset), which enter and
-// exit are given: the site, and the two ways to make the call. Enter puts
-// one of them in the frame's rcx, which the syscall overwrites anyway;
-// the trampoline jumps there once the registers are back.
+// The trampoline's last 32 bytes (kSyscallLinksOffset), which enter and
+// exit are given: the site, and the ways to make the call. Enter puts one
+// of them in the frame's rcx, which the syscall overwrites anyway; the
+// trampoline jumps there once the registers are back.
 struct SyscallLinks {
   uint64_t site;        // the syscall's address; also the frames' ip
-  uint64_t dispatched;  // the gadget, or `plain` where there is none
-  uint64_t plain;       // the trampoline's own syscall, which the dispatch sees
+  uint64_t dispatched;  // the first gadget (then exit), or `plain` where there is none
+  uint64_t plain;       // the trampoline's own syscall (then exit), which the dispatch sees
+  uint64_t returned;    // the second gadget (straight back: no exit call), or 0
 };
 inline constexpr size_t kSyscallLinksOffset = kSyscallTrampolineSize - sizeof(SyscallLinks);
-inline constexpr size_t kSyscallGadgetSize = 16;
+inline constexpr size_t kSyscallGadgetSize = 32;
 
 // Into `out` (kSyscallTrampolineSize bytes): the copies, then the two
 // calls around the call (made by `jmp *%rcx`), each saving and restoring

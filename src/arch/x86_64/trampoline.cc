@@ -452,13 +452,17 @@ Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
   // Both frames' ip: the syscall's address, the links' first word.
   e.patch_le(enter_ip, kSyscallLinksOffset - (enter_ip + 4), 4);
   e.patch_le(exit_ip, kSyscallLinksOffset - (exit_ip + 4), 4);
+  constexpr uint64_t kSecondGadget = kSyscallGadgetSize / 2;
   e.put_le(spec.site, 8);
   e.put_le(spec.gadget != 0 ? spec.gadget : plain, 8);
   e.put_le(plain, 8);
+  e.put_le(spec.gadget != 0 ? spec.gadget + kSecondGadget : 0, 8);
   if (spec.gadget != 0) {
     Emitter g(gadget);
     g.put({0x0f, 0x05});  // syscall
     far_jump(g, exit_at);
+    g.put({0x0f, 0x05});  // syscall
+    far_jump(g, plan.address + plan.displaced_length);
   }
   return e.pos();
 }

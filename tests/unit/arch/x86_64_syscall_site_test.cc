@@ -147,9 +147,11 @@ uint64_t word_at(std::span<const uint8_t> bytes, size_t at) {
 }
 
 // The call goes where enter says in rcx (which the syscall overwrites
-// anyway): the links at the trampoline's end name the site, the gadget, and
-// the trampoline's own syscall; the gadget makes the call and jumps back to
-// the exit call, the instruction after the trampoline's syscall.
+// anyway): the links at the trampoline's end name the site, the first
+// gadget, the trampoline's own syscall and the second gadget. The first
+// gadget makes the call and jumps back to the exit call, the instruction
+// after the trampoline's syscall; the second jumps straight back after
+// the site.
 TEST(X86SyscallSiteTrampoline, TheCallIsMadeWhereEnterSaysFromTheGadgetOrTheTrampoline) {
   auto plan = plan_for(kGetppid, 0x401005);
   ASSERT_TRUE(plan) << plan.error();
@@ -168,13 +170,18 @@ TEST(X86SyscallSiteTrampoline, TheCallIsMadeWhereEnterSaysFromTheGadgetOrTheTram
   ASSERT_LT(at + 2, kSyscallLinksOffset);
   EXPECT_THAT(std::span(out).subspan(at - 2, 4), ElementsAre(0xff, 0xe1, 0x0f, 0x05))
       << "jmp *%rcx, then the trampoline's own syscall";
-  // The gadget: syscall, then jmp *0(%rip) to the instruction after that syscall.
+  EXPECT_EQ(word_at(out, kSyscallLinksOffset + 24), spec.gadget + 16);
+  // Each gadget: syscall, then jmp *0(%rip) to its way back.
   EXPECT_THAT(std::span(gadget).first(8), ElementsAre(0x0f, 0x05, 0xff, 0x25, 0, 0, 0, 0));
   EXPECT_EQ(word_at(gadget, 8), plain + 2);
-  // Without a gadget both ways are the trampoline's syscall.
+  EXPECT_THAT(std::span(gadget).subspan(16, 8), ElementsAre(0x0f, 0x05, 0xff, 0x25, 0, 0, 0, 0));
+  EXPECT_EQ(word_at(gadget, 24), 0x401007u);  // after the site's syscall
+  // Without gadgets both ways with an exit call are the trampoline's
+  // syscall, and there is none without.
   auto alone = write_syscall_trampoline(*plan, kSpec, out);
   ASSERT_TRUE(alone) << alone.error();
   EXPECT_EQ(word_at(out, kSyscallLinksOffset + 8), word_at(out, kSyscallLinksOffset + 16));
+  EXPECT_EQ(word_at(out, kSyscallLinksOffset + 24), 0u);
 }
 
 TEST(X86SyscallSiteTrampoline, RefusesAPlanThatDoesNotEndWithASyscall) {

@@ -17,8 +17,9 @@
  *   handler, which records the return and sends it back where the call was
  *   made. One gadget per call site, so the way back is a table lookup.
  *
- * dprobe_site_gadgets: room for the rewritten sites' gadgets (16 bytes
- *   each: `syscall; jmp *0(%rip); .quad <back to its trampoline>`), written
+ * dprobe_site_gadgets: room for the rewritten sites' gadgets (two of 16
+ *   bytes per site: `syscall; jmp *0(%rip); .quad <back>`, back to its
+ *   trampoline's exit call, and straight back after the site), written
  *   by the registry at run time. A call made here is let through by the
  *   kernel without a read of the thread's selector, which a call made from
  *   the trampoline itself costs (about 45 ns here).
@@ -56,7 +57,7 @@ dprobe_clone_gadgets_end:
 	.hidden	dprobe_site_gadgets_end
 	.p2align 4
 dprobe_site_gadgets:
-	.fill	1024 * 16, 1, 0xcc	/* 1024 gadgets; never run as int3s */
+	.fill	1024 * 32, 1, 0xcc	/* 1024 sites' gadgets; never run as int3s */
 dprobe_site_gadgets_end:
 
 	.section .note.GNU-stack, "", @progbits
