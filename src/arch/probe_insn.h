@@ -108,10 +108,11 @@ inline constexpr uint16_t kSyscallArgSlots[6] = {0, 1, 2, 3, 4, 5};
 using OptimizePlan = arm64::OptimizePlan;
 inline constexpr size_t kTrampolineBytes = arm64::kTrampolineSize;
 inline constexpr size_t kSyscallTrampolineBytes = 0;
-struct SyscallLinks {
+struct SyscallLinks {  // as x86_64's (arch/x86_64/optimize.h), never made here
   uint64_t site;
   uint64_t dispatched;
   uint64_t plain;
+  uint64_t returned;
 };
 inline constexpr uint16_t kSyscallTargetSlot = 16;  // never used: no trampoline
 inline constexpr size_t kSyscallGadgetBytes = 0;
