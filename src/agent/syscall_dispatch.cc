@@ -560,7 +560,7 @@ void stop_syscall_tracing() noexcept { g_blocking.store(false); }
 
 void* dispatch_restorer() noexcept { return dprobe_dispatch_restorer; }
 
-bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept {
+bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) {
   if (info.si_code != kSysUserDispatch) return false;
   if (!g_blocking.load(std::memory_order_relaxed)) turn_dispatch_off_here();
   arch::SavedRegs regs;

@@ -78,8 +78,12 @@ void dispatch_after_fork(bool traced) noexcept;
 void stop_syscall_tracing() noexcept;
 
 // SIGSYS from the dispatch (SYS_USER_DISPATCH): the call made, recorded,
-// or redirected. False for any other SIGSYS (a seccomp filter's).
-bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) noexcept;
+// or redirected. False for any other SIGSYS (a seccomp filter's). Not
+// noexcept, and nothing on its way with a destructor: a thread cancelled
+// (pthread_cancel) while the call it makes for the program waits unwinds
+// through it with the process's unwinder, which must find no personality
+// here (the agent's own copy of the C++ runtime, never set up, aborts).
+bool dispatch_syscall(const siginfo_t& info, ucontext_t& context);
 
 // SIGSYS from a seccomp filter (SYS_SECCOMP) at a system call of the
 // agent's text. Made for the program by the dispatch: the program's own

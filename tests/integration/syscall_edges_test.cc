@@ -58,6 +58,25 @@ TEST(SyscallSignals, AHandlerWithRestartLetsTheReadGetTheData) {
   EXPECT_EQ(results.back(), "0x4") << run;
 }
 
+// A thread cancelled (pthread_cancel) while it waits in a read that the
+// dispatch makes for it unwinds through the agent's SIGSYS handler and on
+// through its own frames, whose cleanup handlers count (ret_threads
+// checks them and says "threads: ok"). It took the program down with
+// SIGABRT: the agent's handler had unwind tables with a personality (the
+// agent's own copy, whose unwinder was never set up), and its restorer was
+// not known as a signal frame's.
+TEST(SyscallSignals, AThreadCancelledInADispatchedCallUnwindsThroughTheAgent) {
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{}, std::vector<std::string>{"--no-optimize"}}) {
+    std::vector<std::string> args = options;
+    args.insert(args.end(), {"-o", "/dev/null"});
+    const RunResult run =
+        run_traced({"syscalls:sys_enter_read"}, {program("ret_threads_O2"), "cancel"}, args);
+    EXPECT_EQ(run.status, 0) << run;
+    EXPECT_THAT(run.out, HasSubstr("threads: ok")) << run;
+  }
+}
+
 // ---- A program's own SIGSYS -----------------------------------------------------------
 
 // The program's seccomp filter traps getpid (SECCOMP_RET_TRAP): its own

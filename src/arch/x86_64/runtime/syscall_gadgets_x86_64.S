@@ -32,8 +32,12 @@
 	.type	dprobe_dispatch_restorer, @function
 	.p2align 4
 dprobe_dispatch_restorer:
-	/* No CFI and no endbr: only the kernel comes here, as a return address. */
-	mov	$15, %eax		/* __NR_rt_sigreturn */
+	/* No CFI and no endbr: only the kernel comes here, as a return address.
+	 * Unwinders look at it too (a thread cancelled while the SIGSYS handler
+	 * makes its call unwinds through the handler), and know a signal frame
+	 * without CFI by the C library's exact bytes, `mov $15, %rax; syscall`
+	 * (libgcc's x86_64 Linux fallback): the 7-byte move, spelled out. */
+	.byte	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00	/* mov $15 (__NR_rt_sigreturn), %rax */
 	syscall
 	ud2
 	.size	dprobe_dispatch_restorer, .-dprobe_dispatch_restorer
