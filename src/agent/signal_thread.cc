@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/interrupted_places.h"
 #include "agent/kernel_signal.h"
 #include "agent/signal_table.h"
 #include "arch/runtime/context.h"
@@ -21,6 +22,7 @@ struct HandlerFrame {
   uint64_t frame_sp = 0;  // the agent's frame that called it
   uint64_t alt_low = 0;   // the alternate stack it runs on, if it does
   uint64_t alt_high = 0;
+  uint32_t place = 0;  // where it returns to, noted (interrupted_places.h)
 };
 
 struct ThreadSignals {
@@ -42,6 +44,12 @@ bool frame_live(const HandlerFrame& frame, uint64_t sp, SignalMask real) {
   return sp <= frame.frame_sp;
 }
 
+// The innermost handler's frame is gone (returned, or left by longjmp).
+void pop_frame(ThreadSignals& t) {
+  forget_interrupted(t.frames[t.depth - 1].place);
+  --t.depth;
+}
+
 uint64_t lowest_signal(SignalMask set) { return static_cast<uint64_t>(__builtin_ctzll(set)) + 1; }
 
 }  // namespace
@@ -51,7 +59,7 @@ SignalMask program_blocked(uint64_t sp, SignalMask real) {
   real &= ~kHeld;
   while (t.depth > 0 && !frame_live(t.frames[t.depth - 1], sp, real)) {
     t.blocked = t.frames[t.depth - 1].outer;
-    --t.depth;
+    pop_frame(t);
   }
   return t.blocked;
 }
@@ -109,9 +117,12 @@ void enter_handler(SignalMask handler_blocked, SignalMask real, ucontext_t& cont
   set_kernel_mask(context.uc_sigmask, delivered | t.blocked);
   if (t.depth == kMostFrames) {  // deeper than any real program nests
     t.blocked = handler_blocked & kHeld;
+    // Noted for good (no frame to forget it by) until the thread ends.
+    note_interrupted(arch::context_pc(context));
     return;
   }
   HandlerFrame& frame = t.frames[t.depth++];
+  frame.place = note_interrupted(arch::context_pc(context));
   frame.outer = t.blocked;
   frame.real = real & ~kHeld;
   frame.frame_sp = frame_sp;
@@ -125,7 +136,7 @@ void enter_handler(SignalMask handler_blocked, SignalMask real, ucontext_t& cont
 
 void leave_handler(ucontext_t& context, uint64_t frame_sp) {
   ThreadSignals& t = t_signals;
-  while (t.depth > 0 && t.frames[t.depth - 1].frame_sp <= frame_sp) --t.depth;
+  while (t.depth > 0 && t.frames[t.depth - 1].frame_sp <= frame_sp) pop_frame(t);
   const SignalMask after = to_kernel_mask(context.uc_sigmask);
   t.blocked = after & kHeld;
   set_kernel_mask(context.uc_sigmask, after & ~kHeld);

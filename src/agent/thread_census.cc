@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "agent/descriptor_gate.h"
+#include "agent/interrupted_places.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/safe_memory.h"
@@ -214,6 +215,11 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
                         " did not answer where it runs: it could be inside the displaced bytes");
     }
     clear[thread.range] = false;
+  }
+  // A place a running handler of the program returns to is on a stack,
+  // not in any thread's pc.
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (clear[i] && interrupted_inside(ranges[i].begin, ranges[i].end)) clear[i] = false;
   }
   return clear;
 }

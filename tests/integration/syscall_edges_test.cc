@@ -77,6 +77,25 @@ TEST(SyscallSignals, AThreadCancelledInADispatchedCallUnwindsThroughTheAgent) {
   }
 }
 
+// A thread faulted in the middle of the bytes that rewriting fault_site
+// replaces, and its handler waits while another thread calls from that
+// site until it sees it rewritten: no thread's pc is inside those bytes,
+// but the handler returns into them. The site stays on the dispatch until
+// the handler is done, and every call gets its answer. (Without the
+// agent's note of where handlers return, the site was rewritten under the
+// handler, which then returned into the middle of the jump: SIGILL, a
+// wrong answer, or a hang.)
+TEST(SyscallSignals, AHandlerThatReturnsIntoASiteKeepsItFromBeingRewritten) {
+  const RunResult untraced = run_program({kEdges, "handler_in_site"});
+  ASSERT_EQ(untraced.status, 0) << untraced;
+  for (int run_number = 0; run_number < 3; ++run_number) {
+    const RunResult run = run_traced({"syscalls:sys_enter_getppid"}, {kEdges, "handler_in_site"},
+                                     {"-o", "/dev/null"});
+    ASSERT_EQ(run.status, 0) << run;
+    EXPECT_EQ(run.out, "syscall_edges: handler_in_site ppid 1\n") << run;
+  }
+}
+
 // ---- A program's own SIGSYS -----------------------------------------------------------
 
 // The program's seccomp filter traps getpid (SECCOMP_RET_TRAP): its own

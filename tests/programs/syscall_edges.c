@@ -28,6 +28,16 @@
 //                                 and there was one trap per call), and on
 //                                 stderr "syscall_edges: site rewritten R"
 //                                 (R: 1 when the site's first byte is a jmp)
+//   syscall_edges handler_in_site a thread faults in the middle of the few
+//                                 instructions that end with a getppid
+//                                 syscall (fault_site), and its SIGSEGV
+//                                 handler waits while another thread makes
+//                                 calls from that site (until it finds it
+//                                 rewritten, or 3000); then the page is made
+//                                 readable, the handler returns there, and
+//                                 the call is made. Prints "syscall_edges:
+//                                 handler_in_site ppid P" (P: 1 when every
+//                                 call got the parent's pid)
 //   syscall_edges closeall FILE [range]
 //                                 closes 0..1023 (and with "range",
 //                                 close_range(0, ~0U) too), opens FILE (fd 0),
@@ -45,6 +55,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -197,6 +208,73 @@ static int own_sigsys_in_a_loop(void) {
   return answered == calls ? 0 : 1;
 }
 
+// ---- a handler returning into a site -------------------------------------------------
+
+// mov $110 (getppid), %eax; nop; movl (%rdi), %ecx; syscall; ret. The
+// load sits between the first and the last of the five bytes a tracer
+// replaces to rewrite the site: a fault there leaves the thread's place
+// inside them, in its signal frame.
+__asm__(
+    ".text\n"
+    ".globl fault_site\n"
+    ".type fault_site, @function\n"
+    "fault_site:\n"
+    "  .cfi_startproc\n"
+    "  mov $110, %eax\n"
+    "  nop\n"
+    "  movl (%rdi), %ecx\n"
+    "  syscall\n"
+    "  ret\n"
+    "  .cfi_endproc\n"
+    ".size fault_site, .-fault_site\n");
+long fault_site(const int* readable);
+
+static void* unreadable;
+static volatile int worker_done;
+static int readable_word;
+
+static void wait_for_worker(int sig) {
+  (void)sig;
+  static const char line[] = "syscall_edges: in handler\n";
+  if (write(2, line, sizeof(line) - 1) < 0) return;
+  while (!worker_done) usleep(1000);
+  mprotect(unreadable, 4096, PROT_READ);
+}
+
+// Calls the site in rounds of 10 with 1 ms pauses: 300 rounds, or 5 past
+// the first that finds it rewritten (its nop, fault_site + 5, a jmp).
+static void* call_the_site(void* ppid) {
+  long calls = 0;
+  long good = 0;
+  int rounds = 300;
+  int rewritten = 0;
+  while (rounds-- > 0) {
+    for (int i = 0; i < 10; ++i, ++calls) good += fault_site(&readable_word) == *(long*)ppid;
+    if (!rewritten && ((const unsigned char*)fault_site)[5] == 0xe9) {
+      rewritten = 1;
+      rounds = 5;
+    }
+    usleep(1000);
+  }
+  worker_done = 1;
+  return good == calls ? ppid : NULL;
+}
+
+static int handler_in_site(void) {
+  unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (unreadable == MAP_FAILED) return 1;
+  signal(SIGSEGV, wait_for_worker);
+  long ppid = getppid();
+  pthread_t worker;
+  void* worker_ok = NULL;
+  if (pthread_create(&worker, NULL, call_the_site, &ppid) != 0) return 1;
+  const long mine = fault_site(unreadable);
+  pthread_join(worker, &worker_ok);
+  const int ok = mine == ppid && worker_ok != NULL;
+  printf("syscall_edges: handler_in_site ppid %d\n", ok);
+  return ok ? 0 : 1;
+}
+
 // ---- no descriptors ------------------------------------------------------------
 
 static int without_descriptors(const char* path, int range) {
@@ -218,6 +296,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "restart") == 0) return interrupted_read(1);
   if (strcmp(mode, "seccomp") == 0) return own_sigsys();
   if (strcmp(mode, "seccomp_loop") == 0) return own_sigsys_in_a_loop();
+  if (strcmp(mode, "handler_in_site") == 0) return handler_in_site();
   if (strcmp(mode, "closeall") == 0 && argc > 2) {
     return without_descriptors(argv[2], argc > 3 && strcmp(argv[3], "range") == 0);
   }
