@@ -54,6 +54,7 @@ bool interrupted_inside(uint64_t begin, uint64_t end) noexcept {
     const uint32_t tid = place.tid.load(std::memory_order_acquire);
     if (tid == 0) continue;
     const uint64_t pc = place.pc.load(std::memory_order_acquire);
+    if (pc == 0) return true;  // claimed, its place not stored yet: unknown
     if (pc <= begin || pc >= end) continue;
     // A thread that left its handler by longjmp and then ended (or one of
     // the parent, in a forked child) returns nowhere.

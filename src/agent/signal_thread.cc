@@ -117,8 +117,7 @@ void enter_handler(SignalMask handler_blocked, SignalMask real, ucontext_t& cont
   set_kernel_mask(context.uc_sigmask, delivered | t.blocked);
   if (t.depth == kMostFrames) {  // deeper than any real program nests
     t.blocked = handler_blocked & kHeld;
-    // Noted for good (no frame to forget it by) until the thread ends.
-    note_interrupted(arch::context_pc(context));
+    // Not noted: with no frame to forget it by, the note would stay.
     return;
   }
   HandlerFrame& frame = t.frames[t.depth++];

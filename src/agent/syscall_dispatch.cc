@@ -684,10 +684,20 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   const uint64_t syscall_address = links->site;
   const auto nr = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallNrSlot]);
   char* selector = own_selector();
-  // Off on this thread, or already let through (a handler of the program
-  // interrupted a call made from a site): nothing to see.
-  if (selector == nullptr || *selector != kSelectorBlock) return;
-  if (nr == SYS_rt_sigreturn || is_clone_family(nr) || is_exec(nr)) return;
+  const bool dispatch_makes_it = nr == SYS_rt_sigreturn || is_clone_family(nr) || is_exec(nr);
+  // Off on this thread: nothing to see.
+  if (selector == nullptr) return;
+  if (*selector != kSelectorBlock) {
+    // Let through: a handler of the program interrupted a call made from a
+    // site, whose exit is still to come. This call is made with no exit
+    // call (from the second gadget, where there is one), so that exit
+    // stays the outer call's.
+    if (!dispatch_makes_it && links->returned != 0) {
+      regs->slot[dprobe::arch::kSyscallTargetSlot] = links->returned;
+    }
+    return;
+  }
+  if (dispatch_makes_it) return;
   ThreadTrace& thread = current_thread();
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   Call call;

@@ -31,6 +31,10 @@
 	.hidden	dprobe_dispatch_restorer
 	.type	dprobe_dispatch_restorer, @function
 	.p2align 4
+	/* An unwinder looks for the frame's unwind information at the return
+	 * address less one: this byte, which none covers (as the C library's
+	 * restorer has its nop), so that it falls back to the bytes below. */
+	nop
 dprobe_dispatch_restorer:
 	/* No CFI and no endbr: only the kernel comes here, as a return address.
 	 * Unwinders look at it too (a thread cancelled while the SIGSYS handler
