@@ -20,9 +20,50 @@ std::atomic<int> g_program_opening{0};
 
 constexpr int kAgentTries = 2000;  // of 50 us: 100 ms
 
+// The threads in the program's calls, by id: a thread cancelled in one
+// (pthread_cancel unwinds it out of the call) never leaves, and the agent
+// lets its hold go once the thread is gone. A hold past the table's room
+// is counted only.
+constexpr uint32_t kHolders = 64;
+std::atomic<uint32_t> g_holders[kHolders];
+
 void pause_50us() {
   const timespec pause{0, 50000};
   arch::raw_syscall(SYS_nanosleep, arch::raw_arg(&pause), 0);
+}
+
+void note_holder(uint32_t tid) {
+  for (std::atomic<uint32_t>& holder : g_holders) {
+    uint32_t free = 0;
+    if (holder.load(std::memory_order_relaxed) == 0 && holder.compare_exchange_strong(free, tid)) {
+      return;
+    }
+  }
+}
+
+void forget_holder(uint32_t tid) {
+  for (std::atomic<uint32_t>& holder : g_holders) {
+    uint32_t mine = tid;
+    if (holder.load(std::memory_order_relaxed) == tid && holder.compare_exchange_strong(mine, 0)) {
+      return;
+    }
+  }
+}
+
+// The holds of threads that are gone (cancelled in the call, or, in a
+// forked child, the parent's): let go. Whether any was.
+bool release_gone_holders() {
+  const long pid = arch::raw_getpid();
+  bool released = false;
+  for (std::atomic<uint32_t>& holder : g_holders) {
+    uint32_t tid = holder.load();
+    if (tid == 0 || !arch::raw_failed(arch::raw_syscall(SYS_tgkill, pid, tid, 0))) continue;
+    if (holder.compare_exchange_strong(tid, 0)) {
+      g_program_opening.fetch_sub(1);
+      released = true;
+    }
+  }
+  return released;
 }
 
 }  // namespace
@@ -32,6 +73,7 @@ bool enter_agent_open() noexcept {
     g_agent_opening.fetch_add(1);
     if (g_program_opening.load() == 0) return true;
     g_agent_opening.fetch_sub(1);
+    if (tries % 200 == 199 && release_gone_holders()) continue;
     pause_50us();
   }
   return false;
@@ -42,13 +84,17 @@ void leave_agent_open() noexcept { g_agent_opening.fetch_sub(1); }
 void enter_program_open() noexcept {
   while (true) {
     g_program_opening.fetch_add(1);
-    if (g_agent_opening.load() == 0) return;
+    if (g_agent_opening.load() == 0) break;
     g_program_opening.fetch_sub(1);
     arch::raw_syscall(SYS_sched_yield);
   }
+  note_holder(static_cast<uint32_t>(arch::raw_gettid()));
 }
 
-void leave_program_open() noexcept { g_program_opening.fetch_sub(1); }
+void leave_program_open() noexcept {
+  forget_holder(static_cast<uint32_t>(arch::raw_gettid()));
+  g_program_opening.fetch_sub(1);
+}
 
 bool takes_descriptor(long nr) noexcept {
   switch (nr) {

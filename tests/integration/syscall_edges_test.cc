@@ -96,6 +96,23 @@ TEST(SyscallSignals, AHandlerThatReturnsIntoASiteKeepsItFromBeingRewritten) {
   }
 }
 
+// A thread cancelled while it waits in an open the dispatch makes for it
+// (of a FIFO with no writer) never leaves the agent's descriptor gate: the
+// agent lets its hold go once the thread is gone, and its own /proc reads
+// (the census that rewriting a site needs) work again: the program sees
+// its site rewritten. (Before, the gate stayed held for good and no site
+// was rewritten again.)
+TEST(SyscallSignals, AThreadCancelledInAnOpenLeavesTheAgentItsFiles) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const RunResult run =
+      run_traced({"syscalls:sys_enter_getppid"}, {kEdges, "cancel_in_open", dir.file("fifo")},
+                 {"-o", "/dev/null"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_EQ(run.out, "syscall_edges: cancel_in_open canceled 1 calls ok 1\n") << run;
+  EXPECT_THAT(run.err, HasSubstr("syscall_edges: site rewritten 1\n")) << run;
+}
+
 // ---- A program's own SIGSYS -----------------------------------------------------------
 
 // The program's seccomp filter traps getpid (SECCOMP_RET_TRAP): its own

@@ -38,6 +38,15 @@
 //                                 the call is made. Prints "syscall_edges:
 //                                 handler_in_site ppid P" (P: 1 when every
 //                                 call got the parent's pid)
+//   syscall_edges cancel_in_open FIFO
+//                                 a thread opens FIFO (made here) for
+//                                 reading, which waits for a writer that
+//                                 never comes; main cancels it, then calls
+//                                 fault_site in rounds until it finds it
+//                                 rewritten (or 300 rounds). Prints
+//                                 "syscall_edges: cancel_in_open canceled C
+//                                 calls ok K" and on stderr "syscall_edges:
+//                                 site rewritten R"
 //   syscall_edges closeall FILE [range]
 //                                 closes 0..1023 (and with "range",
 //                                 close_range(0, ~0U) too), opens FILE (fd 0),
@@ -57,6 +66,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <ucontext.h>
@@ -275,6 +285,38 @@ static int handler_in_site(void) {
   return ok ? 0 : 1;
 }
 
+// ---- a thread cancelled in an open ---------------------------------------------------
+
+static void* open_fifo(void* path) {
+  const int fd = open((const char*)path, O_RDONLY);  // waits: no writer comes
+  if (fd >= 0) close(fd);
+  return NULL;
+}
+
+static int cancel_in_open(const char* fifo) {
+  if (mkfifo(fifo, 0600) != 0) return 1;
+  pthread_t opener;
+  if (pthread_create(&opener, NULL, open_fifo, (void*)fifo) != 0) return 1;
+  usleep(100000);  // in its open by now
+  pthread_cancel(opener);
+  void* result = NULL;
+  pthread_join(opener, &result);
+  const long ppid = getppid();
+  long calls = 0;
+  long good = 0;
+  int rewritten = 0;
+  for (int round = 0; round < 300 && !rewritten; ++round) {
+    for (int i = 0; i < 10; ++i, ++calls) good += fault_site(&readable_word) == ppid;
+    rewritten = ((const unsigned char*)fault_site)[5] == 0xe9;
+    usleep(1000);
+  }
+  unlink(fifo);
+  printf("syscall_edges: cancel_in_open canceled %d calls ok %d\n", result == PTHREAD_CANCELED,
+         good == calls);
+  fprintf(stderr, "syscall_edges: site rewritten %d\n", rewritten);
+  return result == PTHREAD_CANCELED && good == calls ? 0 : 1;
+}
+
 // ---- no descriptors ------------------------------------------------------------
 
 static int without_descriptors(const char* path, int range) {
@@ -297,6 +339,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "seccomp") == 0) return own_sigsys();
   if (strcmp(mode, "seccomp_loop") == 0) return own_sigsys_in_a_loop();
   if (strcmp(mode, "handler_in_site") == 0) return handler_in_site();
+  if (strcmp(mode, "cancel_in_open") == 0 && argc > 2) return cancel_in_open(argv[2]);
   if (strcmp(mode, "closeall") == 0 && argc > 2) {
     return without_descriptors(argv[2], argc > 3 && strcmp(argv[3], "range") == 0);
   }
