@@ -53,11 +53,11 @@ void forget_holder(uint32_t tid) {
 // The holds of threads that are gone (cancelled in the call, or, in a
 // forked child, the parent's): let go. Whether any was.
 bool release_gone_holders() {
-  const long pid = arch::raw_getpid();
+  const uint32_t pid = arch::raw_getpid();
   bool released = false;
   for (std::atomic<uint32_t>& holder : g_holders) {
     uint32_t tid = holder.load();
-    if (tid == 0 || !arch::raw_failed(arch::raw_syscall(SYS_tgkill, pid, tid, 0))) continue;
+    if (tid == 0 || arch::raw_thread_alive(pid, tid)) continue;
     if (holder.compare_exchange_strong(tid, 0)) {
       g_program_opening.fetch_sub(1);
       released = true;
@@ -88,11 +88,11 @@ void enter_program_open() noexcept {
     g_program_opening.fetch_sub(1);
     arch::raw_syscall(SYS_sched_yield);
   }
-  note_holder(static_cast<uint32_t>(arch::raw_gettid()));
+  note_holder(arch::raw_gettid());
 }
 
 void leave_program_open() noexcept {
-  forget_holder(static_cast<uint32_t>(arch::raw_gettid()));
+  forget_holder(arch::raw_gettid());
   g_program_opening.fetch_sub(1);
 }
 

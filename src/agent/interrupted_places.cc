@@ -1,8 +1,6 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/interrupted_places.h"
 
-#include <sys/syscall.h>
-
 #include <atomic>
 
 #include "arch/runtime/raw_syscall.h"
@@ -25,7 +23,7 @@ std::atomic<uint32_t> g_unnoted{0};  // handlers running whose place is not in t
 }  // namespace
 
 uint32_t note_interrupted(uint64_t pc) noexcept {
-  const auto tid = static_cast<uint32_t>(arch::raw_gettid());
+  const uint32_t tid = arch::raw_gettid();
   for (uint32_t i = 0; i < kPlaces; ++i) {
     uint32_t free = 0;
     if (g_places[i].tid.load(std::memory_order_relaxed) == 0 &&
@@ -49,7 +47,7 @@ void forget_interrupted(uint32_t place) noexcept {
 
 bool interrupted_inside(uint64_t begin, uint64_t end) noexcept {
   if (g_unnoted.load() != 0) return true;
-  const auto pid = static_cast<uint32_t>(arch::raw_getpid());
+  const uint32_t pid = arch::raw_getpid();
   for (Place& place : g_places) {
     const uint32_t tid = place.tid.load(std::memory_order_acquire);
     if (tid == 0) continue;
@@ -58,7 +56,7 @@ bool interrupted_inside(uint64_t begin, uint64_t end) noexcept {
     if (pc <= begin || pc >= end) continue;
     // A thread that left its handler by longjmp and then ended (or one of
     // the parent, in a forked child) returns nowhere.
-    if (!arch::raw_failed(arch::raw_syscall(SYS_tgkill, pid, tid, 0))) return true;
+    if (arch::raw_thread_alive(pid, tid)) return true;
     uint32_t seen = tid;
     place.tid.compare_exchange_strong(seen, 0);
   }

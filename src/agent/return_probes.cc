@@ -272,7 +272,7 @@ class ThreadLiveness {
 
  private:
   bool ask(uint32_t tid) noexcept {
-    if (!thread_alive(pid_, tid)) return false;
+    if (!arch::raw_thread_alive(pid_, tid)) return false;
     if (which_ == ExitedThreads::kReaped || !read_proc_) return true;
     const ThreadExit exit = thread_exiting(tid);
     if (exit != ThreadExit::kUnknown) return exit == ThreadExit::kRunning;
@@ -280,7 +280,7 @@ class ThreadLiveness {
     // meanwhile). Otherwise refused by the program's opens
     // (descriptor_gate.h, up to 100 ms a time): not asked again in this
     // sweep.
-    if (!thread_alive(pid_, tid)) return false;
+    if (!arch::raw_thread_alive(pid_, tid)) return false;
     read_proc_ = false;
     return true;
   }

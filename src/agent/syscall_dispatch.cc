@@ -122,7 +122,7 @@ __attribute__((tls_model("initial-exec"))) thread_local uint32_t t_selector;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_clone_start_ns;
 
 bool take_slot(uint32_t index, uint32_t owner, uint32_t tid, uint32_t pid) {
-  if (owner != 0 && thread_alive(pid, owner)) return false;
+  if (owner != 0 && arch::raw_thread_alive(pid, owner)) return false;
   return g_selector_owner[index].compare_exchange_strong(owner, tid);
 }
 

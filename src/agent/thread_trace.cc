@@ -136,7 +136,7 @@ void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
 
 namespace {
 bool alive_here(uint32_t tid) noexcept {
-  return thread_alive(g_pid.load(std::memory_order_relaxed), tid);
+  return arch::raw_thread_alive(g_pid.load(std::memory_order_relaxed), tid);
 }
 
 void retire_exited_threads(ExitedThreads which) noexcept {
@@ -153,7 +153,7 @@ void retire_exited_threads(ExitedThreads which) noexcept {
     trace::SlotState& slot = memory->slot(i);
     if (slot.state.load(std::memory_order_acquire) != trace::kSlotActive) continue;
     const auto* control = static_cast<const trace::RingControl*>(memory->ring(i));
-    if (thread_alive(pid, control->tid)) continue;
+    if (arch::raw_thread_alive(pid, control->tid)) continue;
     uint32_t active = trace::kSlotActive;
     slot.state.compare_exchange_strong(active, trace::kSlotRetired, std::memory_order_release);
   }
@@ -170,10 +170,6 @@ void retire_exited_threads() noexcept { retire_exited_threads(ExitedThreads::kRe
 // it counts as gone too.
 __attribute__((destructor)) void retire_before_exit() {
   retire_exited_threads(ExitedThreads::kReapedOrExiting);
-}
-
-bool thread_alive(uint32_t pid, uint32_t tid) noexcept {
-  return arch::raw_syscall(SYS_tgkill, pid, tid, 0) != -ESRCH;
 }
 
 namespace {

@@ -84,9 +84,6 @@ void init_thread_traces();
 // even where the C library reuses a cached stack.
 void retire_exited_threads() noexcept;
 
-// Whether thread `tid` of process `pid` still runs (a signal 0 finds it).
-bool thread_alive(uint32_t pid, uint32_t tid) noexcept;
-
 // Whether thread `tid` of this process has begun its exit in the kernel
 // (PF_EXITING in /proc/self/task/TID/stat): it runs no more code of the
 // program, though a signal 0 still finds it until it is reaped. kUnknown

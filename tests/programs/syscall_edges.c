@@ -155,6 +155,15 @@ static int trap_getpid(void) {
   return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0;
 }
 
+// on_sigsys as the SIGSYS handler, then the filter that traps getpid.
+static int sandbox_with_own_sigsys(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = on_sigsys;
+  action.sa_flags = SA_SIGINFO;
+  return sigaction(SIGSYS, &action, NULL) != 0 || trap_getpid() != 0;
+}
+
 static void* sandboxed_thread(void* ppid) {
   for (int i = 0; i < 3; ++i) {
     if (syscall(SYS_getppid) != *(long*)ppid) return NULL;
@@ -163,11 +172,7 @@ static void* sandboxed_thread(void* ppid) {
 }
 
 static int own_sigsys(void) {
-  struct sigaction action;
-  memset(&action, 0, sizeof(action));
-  action.sa_sigaction = on_sigsys;
-  action.sa_flags = SA_SIGINFO;
-  if (sigaction(SIGSYS, &action, NULL) != 0 || trap_getpid() != 0) return 1;
+  if (sandbox_with_own_sigsys() != 0) return 1;
   errno = 0;
   const long pid = trapped_getpid();
   const int after = errno;
@@ -190,11 +195,7 @@ static int own_sigsys(void) {
 // The site traced all along: each trap, once it is rewritten too, reaches
 // the program's handler told its own site, and its answer is the result.
 static int own_sigsys_in_a_loop(void) {
-  struct sigaction action;
-  memset(&action, 0, sizeof(action));
-  action.sa_sigaction = on_sigsys;
-  action.sa_flags = SA_SIGINFO;
-  if (sigaction(SIGSYS, &action, NULL) != 0 || trap_getpid() != 0) return 1;
+  if (sandbox_with_own_sigsys() != 0) return 1;
   int calls = 0;
   int answered = 0;
   int at_site = 0;

@@ -14,6 +14,7 @@
 
 #include <sys/syscall.h>
 
+#include <cerrno>
 #include <cstdint>
 
 namespace dprobe::arch {
@@ -66,6 +67,11 @@ inline bool raw_failed(long result) noexcept { return result < 0 && result >= -4
 
 inline uint32_t raw_gettid() noexcept { return static_cast<uint32_t>(raw_syscall(SYS_gettid)); }
 inline uint32_t raw_getpid() noexcept { return static_cast<uint32_t>(raw_syscall(SYS_getpid)); }
+
+// Whether thread `tid` of process `pid` still runs (a signal 0 finds it).
+inline bool raw_thread_alive(uint32_t pid, uint32_t tid) noexcept {
+  return raw_syscall(SYS_tgkill, pid, tid, 0) != -ESRCH;
+}
 
 }  // namespace dprobe::arch
 
