@@ -266,11 +266,13 @@ class Agent {
       }
     }
     // Alone (`dprobe run`, before the program runs), code no breakpoint may
-    // go on can still take a jump.
+    // go on can still take a jump; not from inside a handler, which
+    // returns to a place no census of this thread's pc sees.
     set_optimization(probes.optimize);
     {
       std::lock_guard lock(state.registry_writer);
-      state.registry->allow_direct_jumps(probes.optimize && no_other_threads());
+      state.registry->allow_direct_jumps(probes.optimize && no_other_threads() &&
+                                         !own_stack_has_signal_frames());
     }
     // What could be added is armed; the CLI decides whether what was
     // refused ends the session (and then the abort disarms it all).

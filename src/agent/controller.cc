@@ -11,6 +11,7 @@
 #include <chrono>
 
 #include "agent/agent_state.h"
+#include "agent/jump_optimizer.h"
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/syscall_sites.h"
@@ -116,6 +117,7 @@ void Controller::read_loop() {
     }
     retire_exited_threads();
     rewrite_syscall_sites();
+    optimize_again_when_due();
     // A handler the program installed with the raw system call (as Go's
     // runtime does) is taken as the program's, and the agent's put back.
     check_signal_handlers();

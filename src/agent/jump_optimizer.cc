@@ -5,6 +5,7 @@
 #include <linux/membarrier.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -81,6 +82,46 @@ void optimize_armed(uint64_t begin, uint64_t end) {
   AgentState& state = agent_state();
   std::lock_guard lock(state.registry_writer);
   state.registry->optimize_range(begin, end);
+}
+
+namespace {
+
+uint64_t monotonic_ms() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000 + static_cast<uint64_t>(now.tv_nsec) / 1000000;
+}
+
+// The schedule of tries, started over by each new request.
+struct AgainSchedule {
+  uint64_t request = 0;  // the registry's count when it was started
+  uint64_t due_ms = 0;
+  uint64_t interval_ms = 0;
+  int tries_left = 0;
+};
+AgainSchedule g_again;
+
+}  // namespace
+
+void optimize_again_when_due() {
+  constexpr uint64_t kFirstMs = 100;
+  constexpr uint64_t kLongestMs = 2000;
+  constexpr int kTries = 10;
+  if (!g_wanted || !g_registered) return;
+  AgentState& state = agent_state();
+  if (!state.registry) return;
+  std::lock_guard lock(state.registry_writer);
+  const uint64_t now = monotonic_ms();
+  if (const uint64_t request = state.registry->optimize_again_requests();
+      request != g_again.request) {
+    g_again = {request, now + kFirstMs, kFirstMs, kTries};
+  }
+  if (g_again.tries_left == 0 || now < g_again.due_ms) return;
+  sync_cores();
+  const bool more = state.registry->optimize_again();
+  g_again.interval_ms = std::min(g_again.interval_ms * 2, kLongestMs);
+  g_again.due_ms = now + g_again.interval_ms;
+  g_again.tries_left = more ? g_again.tries_left - 1 : 0;
 }
 
 std::vector<core::ProbeState> probe_states(uint64_t begin, uint64_t end) {

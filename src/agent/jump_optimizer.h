@@ -28,6 +28,12 @@ void set_optimization(bool wanted);
 // where safe. Takes the registry's writer lock.
 void optimize_armed(uint64_t begin, uint64_t end);
 
+// Called now and then (the controller's loop): probes kept breakpoints
+// because of where a thread was are tried again, 100 ms after, then at
+// doubling intervals up to 2 s, 10 times in all. Takes the writer lock
+// when a try is due.
+void optimize_again_when_due();
+
 // How each armed probe of [begin, end) is armed, for the CLI.
 std::vector<core::ProbeState> probe_states(uint64_t begin, uint64_t end);
 

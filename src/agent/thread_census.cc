@@ -15,6 +15,7 @@
 #include "arch/runtime/context.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/safe_memory.h"
+#include "arch/runtime/signal_frames.h"
 
 namespace dprobe::agent {
 namespace {
@@ -36,6 +37,38 @@ size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t cou
   return kNowhere;
 }
 
+// Whether a handler's frame holds the trap of the range's own breakpoint:
+// the agent's trap handler resumes it in the range's copy, never there.
+bool own_breakpoint_trap(const arch::InterruptedPlace& place, const core::DisplacedRange& range) {
+  return place.signal == SIGTRAP && arch::probe_address_of_trap(place.pc) == range.begin;
+}
+
+// The range that a running signal handler of a thread whose stack is at
+// `sp` returns into (its frame is above sp), or kNowhere.
+size_t range_of_frames(uint64_t sp, arch::StackBounds alternate, const arch::Restorers& restorers,
+                       const core::DisplacedRange* ranges, size_t count) {
+  constexpr size_t kMaxPlaces = 16;
+  arch::InterruptedPlace places[kMaxPlaces];
+  const size_t found = arch::interrupted_places_above(sp, alternate, restorers, places);
+  for (size_t i = 0; i < found; ++i) {
+    const size_t range = range_holding(places[i].pc, ranges, count);
+    if (range != kNowhere && !own_breakpoint_trap(places[i], ranges[range])) return range;
+  }
+  return kNowhere;
+}
+
+uint64_t own_stack_pointer() { return reinterpret_cast<uint64_t>(__builtin_frame_address(0)); }
+
+arch::StackBounds own_alternate_stack() {
+  stack_t stack{};
+  if (arch::raw_failed(arch::raw_syscall(SYS_sigaltstack, 0, arch::raw_arg(&stack))) ||
+      (stack.ss_flags & SS_DISABLE) != 0) {
+    return {};
+  }
+  const auto begin = reinterpret_cast<uint64_t>(stack.ss_sp);
+  return {begin, begin + stack.ss_size};
+}
+
 void pause_microseconds(long us) {
   const timespec pause{0, us * 1000};
   arch::raw_syscall(SYS_nanosleep, arch::raw_arg(&pause), 0);
@@ -55,6 +88,7 @@ std::optional<std::string> read_proc(const std::string& path) {
 struct Sighting {
   enum Kind { kGone, kStopped, kOnCore } kind = kGone;
   uint64_t pc = 0;            // kStopped: the user pc the thread goes back to
+  uint64_t sp = 0;            // kStopped: its stack pointer there
   bool lends_memory = false;  // kStopped in vfork: see vforking()
 };
 
@@ -82,11 +116,13 @@ Sighting look_at(uint32_t tid) {
   if (text.empty()) return {};
   const size_t last = text.find_last_of(' ');
   if (text.rfind("running", 0) == 0 || last == std::string::npos) return {Sighting::kOnCore};
+  const size_t before_last = text.find_last_of(' ', last - 1);
+  if (before_last == std::string::npos) return {Sighting::kOnCore};
   char* end = nullptr;
   const long nr = std::strtol(text.c_str(), &end, 10);
   const uint64_t arg = nr >= 0 ? std::strtoull(end, nullptr, 16) : 0;
   return {Sighting::kStopped, std::strtoull(text.c_str() + last + 1, nullptr, 16),
-          nr >= 0 && vforking(nr, arg)};
+          std::strtoull(text.c_str() + before_last + 1, nullptr, 16), nr >= 0 && vforking(nr, arg)};
 }
 
 // ---- Asking: a tagged SIGSEGV, answered by the handler --------------------------
@@ -102,6 +138,7 @@ struct Unknown {
   uint32_t tid = 0;
   size_t range = kNowhere;  // never seen
   bool vforking = false;    // last seen in vfork: not asked, its child is what runs
+  bool in_handler = false;  // seen waiting in a handler that returns into `range`: not asked
 };
 
 // One round of questions. The handler takes part only while the round is
@@ -113,6 +150,7 @@ struct Board {
   std::atomic<int> busy{0};
   const core::DisplacedRange* ranges = nullptr;
   size_t count = 0;
+  arch::Restorers restorers;
   std::atomic<uint32_t> answered{0};
   std::array<std::atomic<uint64_t>, kMaxAsked> answers{};  // tid << 32 | (range + 1, or 0: clear)
 };
@@ -121,6 +159,14 @@ Board g_board;
 // A thread of the process is about to exec: a question left pending would
 // come to the new program, which does not hold SIGSEGV, and kill it.
 std::atomic<bool> g_quiet{false};
+
+// The thread's alternate signal stack, as the kernel saved it in the frame.
+arch::StackBounds alternate_stack(const ucontext_t& context) {
+  const stack_t& stack = context.uc_stack;
+  if ((stack.ss_flags & SS_DISABLE) != 0 || stack.ss_sp == nullptr) return {};
+  const auto begin = reinterpret_cast<uint64_t>(stack.ss_sp);
+  return {begin, begin + stack.ss_size};
+}
 
 bool send_question(uint32_t tid, uint32_t round) { return send_tagged_signal(tid, kTag, round); }
 
@@ -161,7 +207,9 @@ void ask(std::vector<Unknown>& unknown, const Ranges& ranges) {
 void ask_all(std::vector<Unknown>& unknown, const Ranges& ranges) {
   std::vector<Unknown> left;
   std::vector<Unknown> askable;
-  for (const Unknown& thread : unknown) (thread.vforking ? left : askable).push_back(thread);
+  for (const Unknown& thread : unknown) {
+    (thread.vforking || thread.in_handler ? left : askable).push_back(thread);
+  }
   for (size_t at = 0; at < askable.size(); at += kMaxAsked) {
     const auto first = askable.begin() + static_cast<ptrdiff_t>(at);
     const auto last =
@@ -174,7 +222,9 @@ void ask_all(std::vector<Unknown>& unknown, const Ranges& ranges) {
 }
 
 // Looks at each thread of `unknown`: those outside every range (or gone)
-// are taken out, those stopped inside one noted there.
+// are taken out, those stopped inside one noted there. A thread stopped
+// outside has its stack read for a handler that returns into one (its
+// alternate stack is not known from here: read as any other).
 void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
   std::erase_if(unknown, [&](Unknown& thread) {
     const Sighting seen = look_at(thread.tid);
@@ -182,6 +232,10 @@ void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
     if (seen.kind == Sighting::kGone) return true;
     if (seen.kind == Sighting::kOnCore || seen.lends_memory) return false;
     thread.range = range_holding(seen.pc, ranges.data(), ranges.size(), /*waiting=*/true);
+    if (thread.range == kNowhere) {
+      thread.range = range_of_frames(seen.sp, {}, g_board.restorers, ranges.data(), ranges.size());
+      thread.in_handler = thread.range != kNowhere;
+    }
     return thread.range == kNowhere;
   });
 }
@@ -198,6 +252,7 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
   if (!others) return unexpected(std::string("the process's threads could not be listed"));
   std::vector<Unknown> unknown;
   for (const uint32_t tid : *others) unknown.push_back({tid});
+  g_board.restorers = arch::current_restorers();
   for (int round = 0; round < kRounds && !unknown.empty(); ++round) {
     if (round > 0) pause_microseconds(500);
     look(unknown, ranges);
@@ -217,11 +272,21 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
     clear[thread.range] = false;
   }
   // A place a running handler of the program returns to is on a stack,
-  // not in any thread's pc.
+  // not in any thread's pc: this thread's own too (attached, it is the
+  // program's, made to call the agent wherever it was).
+  const size_t own = range_of_frames(own_stack_pointer(), own_alternate_stack(), g_board.restorers,
+                                     ranges.data(), ranges.size());
+  if (own != kNowhere) clear[own] = false;
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (clear[i] && interrupted_inside(ranges[i].begin, ranges[i].end)) clear[i] = false;
   }
   return clear;
+}
+
+bool own_stack_has_signal_frames() {
+  arch::InterruptedPlace place;
+  return arch::interrupted_places_above(own_stack_pointer(), own_alternate_stack(),
+                                        arch::current_restorers(), {&place, 1}) != 0;
 }
 
 bool no_other_threads() {
@@ -235,7 +300,7 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
   g_board.busy.fetch_add(1);
   if (g_board.open.load() && g_board.round.load() == static_cast<uint32_t>(value)) {
     const uint64_t pc = arch::context_pc(context);
-    const size_t inside = range_holding(pc, g_board.ranges, g_board.count);
+    size_t inside = range_holding(pc, g_board.ranges, g_board.count);
     bool clear = inside == kNowhere;
     if (!clear) {
       const core::DisplacedRange& range = g_board.ranges[inside];
@@ -245,6 +310,12 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
         arch::set_context_pc(context, range.copy + (pc - range.begin));
         clear = true;
       }
+    }
+    if (clear) {
+      // A handler this signal interrupted may return into one.
+      inside = range_of_frames(arch::context_sp(context), alternate_stack(context),
+                               g_board.restorers, g_board.ranges, g_board.count);
+      clear = inside == kNowhere;
     }
     // The asker reads the answers only once the round is closed and no
     // handler is busy: the count may run ahead of the stores.

@@ -64,6 +64,10 @@ Result<std::vector<bool>, std::string> clear_threads(
 
 // Whether the caller is the process's only thread.
 bool no_other_threads();
+// Whether the calling thread runs on behalf of a signal handler: a signal
+// frame is on its stack (attached, the thread that loads the agent is the
+// program's, stopped wherever it was).
+bool own_stack_has_signal_frames();
 
 // In the agent's signal handler: whether the signal is a question of the
 // census (then it is answered, and is not the program's).

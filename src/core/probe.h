@@ -38,6 +38,9 @@ struct Probe {
   std::vector<uint8_t> displaced;  // their original bytes
   std::atomic<bool> optimized{false};
   std::string breakpoint_reason;  // why it is not optimized
+  // Kept a breakpoint for a passing reason (where a thread was): tried
+  // again later (ProbeRegistry::optimize_again).
+  bool optimize_again = false;
   // On code no breakpoint may go on (the C library runs it with every
   // signal blocked): only ever a jump, written while no other thread ran.
   // Disarmed while others run, the jump stays and calls no handler.

@@ -160,6 +160,7 @@ std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
   copy->displaced = probe.displaced;
   copy->optimized = probe.optimized.load();
   copy->breakpoint_reason = probe.breakpoint_reason;
+  copy->optimize_again = probe.optimize_again;
   copy->jump_only = probe.jump_only;
   copy->syscall_at = probe.syscall_at;
   return copy;

@@ -131,6 +131,13 @@ class ProbeRegistry {
   // breakpoints, each with its reason. Disarming undoes it first.
   void enable_optimization(OptimizeEnv env);
   void optimize_range(uint64_t begin, uint64_t end);
+  // Tries again the probes optimize_range kept breakpoints for a passing
+  // reason: a thread inside the bytes, or a handler that returns there.
+  // Returns whether some are still waiting for another try.
+  bool optimize_again();
+  // How many times optimize_range has left probes to try again: a caller
+  // that tries on a schedule starts it over when this changes.
+  uint64_t optimize_again_requests() const { return again_requests_; }
   std::vector<ProbeState> states(uint64_t begin, uint64_t end) const;
 
   // Forgets the probes in [begin, end): an object that was unmapped. Their
@@ -214,8 +221,9 @@ class ProbeRegistry {
   Result<void, std::string> prepare_jump(Probe& probe);
   Result<uint64_t, std::string> trampoline_for(const Probe& probe, const arch::OptimizePlan& plan);
   uint64_t next_gadget() const;  // 0: none left
-  std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end);
-  static void note_reason(const std::vector<Probe*>& probes, const std::string& reason);
+  std::vector<Probe*> prepare_jumps(uint64_t begin, uint64_t end, bool again_only);
+  void optimize_prepared(const std::vector<Probe*>& prepared);
+  void note_passing_reason(const std::vector<Probe*>& probes, const std::string& reason);
   static std::vector<uint8_t> jump_bytes(const Probe& probe);
   bool write_tail(Probe& probe, std::span<const uint8_t> jump);
   void write_head(Probe& probe, std::span<const uint8_t> jump);
@@ -250,6 +258,8 @@ class ProbeRegistry {
   uint32_t next_id_ = 1;
   bool live_ = false;
   bool direct_jumps_ = false;
+  bool again_pending_ = false;  // a probe waits for optimize_again
+  uint64_t again_requests_ = 0;
   EpochDomain epochs_;
   std::atomic<const ProbeSnapshot*> snapshot_{nullptr};
 };

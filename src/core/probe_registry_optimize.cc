@@ -139,11 +139,25 @@ uint64_t ProbeRegistry::next_gadget() const {
 
 void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   if (!optimizer_ || !live_) return;
-  std::vector<Probe*> prepared = prepare_jumps(begin, end);
+  const bool pending_before = again_pending_;
+  optimize_prepared(prepare_jumps(begin, end, /*again_only=*/false));
+  if (again_pending_ && !pending_before) ++again_requests_;
+}
+
+bool ProbeRegistry::optimize_again() {
+  if (!optimizer_ || !live_ || !again_pending_) return false;
+  again_pending_ = false;
+  optimize_prepared(prepare_jumps(0, UINT64_MAX, /*again_only=*/true));
+  return again_pending_;
+}
+
+void ProbeRegistry::optimize_prepared(const std::vector<Probe*>& prepared) {
   if (prepared.empty()) return;
   // Every trap from now on resumes in a trampoline: wait out the handlers
   // that may still resume in a slot.
-  if (!epochs_.synchronize()) return note_reason(prepared, "trap handlers did not drain in time");
+  if (!epochs_.synchronize()) {
+    return note_passing_reason(prepared, "trap handlers did not drain in time");
+  }
   optimizer_->sync_cores();
   std::vector<DisplacedRange> ranges;
   for (const Probe* probe : prepared) {
@@ -151,12 +165,14 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
                       probe->slot, probe->slot + arch::kSlotBytes, probe->syscall_at != 0});
   }
   auto clear = optimizer_->clear_threads(ranges);
-  if (!clear) return note_reason(prepared, clear.error());
+  if (!clear) return note_passing_reason(prepared, clear.error());
   std::vector<Probe*> tails_written;
   for (size_t i = 0; i < prepared.size(); ++i) {
     Probe* probe = prepared[i];
     if (!(*clear)[i]) {
-      probe->breakpoint_reason = "a thread stayed inside the instructions it displaces";
+      note_passing_reason({probe},
+                          "a thread stayed inside the instructions it displaces, or a signal "
+                          "handler returns there");
     } else if (write_tail(*probe, jump_bytes(*probe))) {
       tails_written.push_back(probe);
     }
@@ -166,16 +182,18 @@ void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   optimizer_->sync_cores();
 }
 
-// Gives every armed, not yet optimized probe of [begin, end) its
-// trampoline, or its reason to stay a breakpoint; publishes the result.
-std::vector<Probe*> ProbeRegistry::prepare_jumps(uint64_t begin, uint64_t end) {
+// Gives every armed, not yet optimized probe of [begin, end) (`again_only`:
+// of those to try again) its trampoline, or its reason to stay a
+// breakpoint; publishes the result.
+std::vector<Probe*> ProbeRegistry::prepare_jumps(uint64_t begin, uint64_t end, bool again_only) {
   std::vector<Probe*> prepared;
   for (auto& [address, probe] : probes_) {
     if (address < begin || address >= end || !probe->armed.load() || probe->optimized.load() ||
-        probe->internal != nullptr) {
+        probe->internal != nullptr || (again_only && !probe->optimize_again)) {
       continue;
     }
     auto copy = copy_of(*probe);
+    copy->optimize_again = false;
     if (auto ready = prepare_jump(*copy); !ready) {
       copy->breakpoint_reason = ready.error();
     } else {
@@ -189,8 +207,14 @@ std::vector<Probe*> ProbeRegistry::prepare_jumps(uint64_t begin, uint64_t end) {
   return prepared;
 }
 
-void ProbeRegistry::note_reason(const std::vector<Probe*>& probes, const std::string& reason) {
-  for (Probe* probe : probes) probe->breakpoint_reason = reason;
+// Where threads were keeps the probes breakpoints for now, not for good.
+void ProbeRegistry::note_passing_reason(const std::vector<Probe*>& probes,
+                                        const std::string& reason) {
+  for (Probe* probe : probes) {
+    probe->breakpoint_reason = reason;
+    probe->optimize_again = true;
+  }
+  if (!probes.empty()) again_pending_ = true;
 }
 
 // Tail first, the head last (every core serialized in between, by the

@@ -38,6 +38,10 @@
 //                                 the call is made. Prints "syscall_edges:
 //                                 handler_in_site ppid P" (P: 1 when every
 //                                 call got the parent's pid)
+//   syscall_edges handler_in_site division
+//                                 the same with a division by zero
+//                                 (division_site): SIGFPE, whose handler
+//                                 the kernel runs without the agent
 //   syscall_edges cancel_in_open FIFO
 //                                 a thread opens FIFO (made here) for
 //                                 reading, which waits for a writer that
@@ -240,9 +244,41 @@ __asm__(
     ".size fault_site, .-fault_site\n");
 long fault_site(const int* readable);
 
+// mov %edi, %ecx; xor %edx, %edx; mov $110, %eax; nop; div %ecx; syscall;
+// ret: getppid when called with 1. Called with 0, the division traps
+// (SIGFPE, a signal the agent does not hold) between the first and the
+// last of the five bytes a tracer replaces; the handler makes the divisor
+// 1 and returns there, and the division runs again.
+__asm__(
+    ".text\n"
+    ".globl division_site\n"
+    ".type division_site, @function\n"
+    "division_site:\n"
+    "  .cfi_startproc\n"
+    "  mov %edi, %ecx\n"
+    "  xor %edx, %edx\n"
+    "  mov $110, %eax\n"
+    "  nop\n"
+    "  div %ecx\n"
+    "  syscall\n"
+    "  ret\n"
+    "  .cfi_endproc\n"
+    ".size division_site, .-division_site\n");
+long division_site(unsigned divisor);
+
 static void* unreadable;
 static volatile int worker_done;
 static int readable_word;
+
+// Which site the two threads call: the faulting read's or the division's.
+static int by_division;
+static long call_site(void) { return by_division ? division_site(1) : fault_site(&readable_word); }
+// Whether the site's first byte (its nop) is now a jmp.
+static int site_rewritten(void) {
+  const unsigned char* site =
+      by_division ? (const unsigned char*)division_site + 9 : (const unsigned char*)fault_site + 5;
+  return *site == 0xe9;
+}
 
 static void wait_for_worker(int sig) {
   (void)sig;
@@ -250,6 +286,12 @@ static void wait_for_worker(int sig) {
   if (write(2, line, sizeof(line) - 1) < 0) return;
   while (!worker_done) usleep(1000);
   mprotect(unreadable, 4096, PROT_READ);
+}
+
+static void wait_then_divide_by_one(int sig, siginfo_t* info, void* context) {
+  (void)info;
+  wait_for_worker(sig);
+  ((ucontext_t*)context)->uc_mcontext.gregs[REG_RCX] = 1;
 }
 
 // Calls the site in rounds of 10 with 1 ms pauses: 300 rounds, or 5 past
@@ -260,8 +302,8 @@ static void* call_the_site(void* ppid) {
   int rounds = 300;
   int rewritten = 0;
   while (rounds-- > 0) {
-    for (int i = 0; i < 10; ++i, ++calls) good += fault_site(&readable_word) == *(long*)ppid;
-    if (!rewritten && ((const unsigned char*)fault_site)[5] == 0xe9) {
+    for (int i = 0; i < 10; ++i, ++calls) good += call_site() == *(long*)ppid;
+    if (!rewritten && site_rewritten()) {
       rewritten = 1;
       rounds = 5;
     }
@@ -271,15 +313,21 @@ static void* call_the_site(void* ppid) {
   return good == calls ? ppid : NULL;
 }
 
-static int handler_in_site(void) {
+static int handler_in_site(int division) {
+  by_division = division;
   unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (unreadable == MAP_FAILED) return 1;
-  signal(SIGSEGV, wait_for_worker);
+  struct sigaction action = {.sa_sigaction = wait_then_divide_by_one, .sa_flags = SA_SIGINFO};
+  if (division) {
+    sigaction(SIGFPE, &action, NULL);
+  } else {
+    signal(SIGSEGV, wait_for_worker);
+  }
   long ppid = getppid();
   pthread_t worker;
   void* worker_ok = NULL;
   if (pthread_create(&worker, NULL, call_the_site, &ppid) != 0) return 1;
-  const long mine = fault_site(unreadable);
+  const long mine = division ? division_site(0) : fault_site(unreadable);
   pthread_join(worker, &worker_ok);
   const int ok = mine == ppid && worker_ok != NULL;
   printf("syscall_edges: handler_in_site ppid %d\n", ok);
@@ -339,7 +387,9 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "restart") == 0) return interrupted_read(1);
   if (strcmp(mode, "seccomp") == 0) return own_sigsys();
   if (strcmp(mode, "seccomp_loop") == 0) return own_sigsys_in_a_loop();
-  if (strcmp(mode, "handler_in_site") == 0) return handler_in_site();
+  if (strcmp(mode, "handler_in_site") == 0) {
+    return handler_in_site(argc > 2 && strcmp(argv[2], "division") == 0);
+  }
   if (strcmp(mode, "cancel_in_open") == 0 && argc > 2) return cancel_in_open(argv[2]);
   if (strcmp(mode, "closeall") == 0 && argc > 2) {
     return without_descriptors(argv[2], argc > 3 && strcmp(argv[3], "range") == 0);

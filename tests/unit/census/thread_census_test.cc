@@ -9,6 +9,7 @@
 #include "agent/thread_census.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -192,6 +193,84 @@ TEST_F(Census, AThreadInVforkKeepsEveryRangeFromBeingClear) {
   ASSERT_TRUE(after) << after.error();
   EXPECT_EQ(*after, std::vector<bool>{true});
 }
+
+#if defined(__x86_64__)
+// A thread in a signal handler returns, once the handler is done, to the
+// place in its signal frame: a range around that place is not clear, if
+// the handler waits in the kernel (seen there, its stack read from here,
+// never asked) or runs on a core (asked: its own stack read in the
+// answer). Once it returned, the range is clear again.
+std::atomic<uint64_t> g_interrupted_pc{0};
+std::atomic<bool> g_handler_may_return{false};
+std::atomic<bool> g_handler_spins{false};
+
+void on_usr1_wait(int, siginfo_t*, void* context) {
+  const auto& interrupted = static_cast<ucontext_t*>(context)->uc_mcontext;
+  g_interrupted_pc.store(static_cast<uint64_t>(interrupted.gregs[REG_RIP]));
+  while (!g_handler_may_return.load()) {
+    if (!g_handler_spins.load()) std::this_thread::sleep_for(1ms);
+  }
+}
+
+class CensusOfHandlers : public Census {
+ protected:
+  void SetUp() override {
+    Census::SetUp();
+    g_interrupted_pc.store(0);
+    g_handler_may_return.store(false);
+    struct sigaction action = {};
+    action.sa_sigaction = on_usr1_wait;
+    action.sa_flags = SA_SIGINFO;
+    ASSERT_EQ(::sigaction(SIGUSR1, &action, &saved_usr1_), 0);
+  }
+  void TearDown() override {
+    ::sigaction(SIGUSR1, &saved_usr1_, nullptr);
+    Census::TearDown();
+  }
+  // Range [pc - 1, pc + 3) around where the handler returns, its copy elsewhere.
+  static DisplacedRange around(uint64_t pc) { return {pc - 1, pc + 3, pc + 4096, 0, 0}; }
+
+  void check_handler(bool spins) {
+    g_handler_spins.store(spins);
+    std::atomic<bool> stop{false};
+    std::thread worker([&] {
+      while (!stop.load()) std::this_thread::sleep_for(1ms);
+    });
+    ::pthread_kill(worker.native_handle(), SIGUSR1);
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (g_interrupted_pc.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
+    const uint64_t pc = g_interrupted_pc.load();
+    ASSERT_NE(pc, 0u);
+    std::this_thread::sleep_for(20ms);  // into its wait
+    const auto inside = clear_threads({elsewhere(), around(pc)});
+    ASSERT_TRUE(inside) << inside.error();
+    EXPECT_EQ(*inside, (std::vector<bool>{true, false}));
+    if (spins) {
+      EXPECT_GE(g_questions.load(), 1);
+    } else {
+      EXPECT_EQ(g_questions.load(), 0) << "a thread seen waiting in a handler is not asked";
+    }
+    g_handler_may_return.store(true);
+    stop.store(true);
+    worker.join();
+    const auto after = clear_threads({elsewhere(), around(pc)});
+    ASSERT_TRUE(after) << after.error();
+    EXPECT_EQ(*after, (std::vector<bool>{true, true}));
+  }
+
+  struct sigaction saved_usr1_ = {};
+};
+
+TEST_F(CensusOfHandlers, AHandlerWaitingInTheKernelKeepsTheRangeItReturnsIntoFromBeingClear) {
+  check_handler(/*spins=*/false);
+}
+
+TEST_F(CensusOfHandlers, AHandlerOnACoreKeepsTheRangeItReturnsIntoFromBeingClear) {
+  check_handler(/*spins=*/true);
+}
+#endif
 
 TEST_F(Census, AQuestionNotOfTheCensusIsNotAnswered) {
   siginfo_t info = {};
