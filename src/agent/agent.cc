@@ -266,13 +266,15 @@ class Agent {
       }
     }
     // Alone (`dprobe run`, before the program runs), code no breakpoint may
-    // go on can still take a jump; not from inside a handler, which
-    // returns to a place no census of this thread's pc sees.
+    // go on can still take a jump, unless it covers a place this thread
+    // goes back to: a handler's, or (attached) where it was stopped.
     set_optimization(probes.optimize);
+    set_caller_places(probes.caller_places);
     {
+      std::vector<uint64_t> avoid;
+      for (const arch::InterruptedPlace& place : hidden_return_places()) avoid.push_back(place.pc);
       std::lock_guard lock(state.registry_writer);
-      state.registry->allow_direct_jumps(probes.optimize && no_other_threads() &&
-                                         !own_stack_has_signal_frames());
+      state.registry->allow_direct_jumps(probes.optimize && no_other_threads(), std::move(avoid));
     }
     // What could be added is armed; the CLI decides whether what was
     // refused ends the session (and then the abort disarms it all).

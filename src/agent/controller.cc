@@ -15,6 +15,7 @@
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/syscall_sites.h"
+#include "agent/thread_census.h"
 #include "agent/thread_trace.h"
 #include "protocol/channel.h"
 
@@ -132,6 +133,7 @@ void Controller::read_loop() {
       answer_ = probes ? std::optional(std::move(*probes)) : std::optional(protocol::Probes{});
       answered_.notify_all();
     } else if (message->type == protocol::MessageType::kResumed) {
+      set_caller_places({});  // the thread that loaded the agent went on
       release_site_rewrites();
     } else if (message->type == protocol::MessageType::kDetach) {
       disarm_everything();

@@ -156,6 +156,10 @@ struct Board {
 };
 Board g_board;
 
+// `attach`: where the thread that loads the agent goes back to.
+std::array<std::atomic<uint64_t>, 4> g_caller_places{};
+std::atomic<size_t> g_caller_place_count{0};
+
 // A thread of the process is about to exec: a question left pending would
 // come to the new program, which does not hold SIGSEGV, and kill it.
 std::atomic<bool> g_quiet{false};
@@ -272,21 +276,33 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
     clear[thread.range] = false;
   }
   // A place a running handler of the program returns to is on a stack,
-  // not in any thread's pc: this thread's own too (attached, it is the
-  // program's, made to call the agent wherever it was).
-  const size_t own = range_of_frames(own_stack_pointer(), own_alternate_stack(), g_board.restorers,
-                                     ranges.data(), ranges.size());
-  if (own != kNowhere) clear[own] = false;
+  // not in any thread's pc: this thread's own too.
+  for (const arch::InterruptedPlace& place : hidden_return_places()) {
+    const size_t range = range_holding(place.pc, ranges.data(), ranges.size());
+    if (range != kNowhere && !own_breakpoint_trap(place, ranges[range])) clear[range] = false;
+  }
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (clear[i] && interrupted_inside(ranges[i].begin, ranges[i].end)) clear[i] = false;
   }
   return clear;
 }
 
-bool own_stack_has_signal_frames() {
-  arch::InterruptedPlace place;
-  return arch::interrupted_places_above(own_stack_pointer(), own_alternate_stack(),
-                                        arch::current_restorers(), {&place, 1}) != 0;
+void set_caller_places(std::span<const uint64_t> places) noexcept {
+  g_caller_place_count.store(0);
+  const size_t count = std::min(places.size(), g_caller_places.size());
+  for (size_t i = 0; i < count; ++i) g_caller_places[i].store(places[i]);
+  g_caller_place_count.store(count);
+}
+
+std::vector<arch::InterruptedPlace> hidden_return_places() {
+  constexpr size_t kMaxPlaces = 16;
+  arch::InterruptedPlace frames[kMaxPlaces];
+  const size_t found = arch::interrupted_places_above(own_stack_pointer(), own_alternate_stack(),
+                                                      arch::current_restorers(), frames);
+  std::vector<arch::InterruptedPlace> places(frames, frames + found);
+  const size_t callers = g_caller_place_count.load();
+  for (size_t i = 0; i < callers; ++i) places.push_back({g_caller_places[i].load(), 0});
+  return places;
 }
 
 bool no_other_threads() {

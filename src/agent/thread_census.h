@@ -29,9 +29,11 @@
 #include <ucontext.h>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "arch/runtime/signal_frames.h"
 #include "base/result.h"
 #include "core/probe_registry.h"
 
@@ -64,10 +66,16 @@ Result<std::vector<bool>, std::string> clear_threads(
 
 // Whether the caller is the process's only thread.
 bool no_other_threads();
-// Whether the calling thread runs on behalf of a signal handler: a signal
-// frame is on its stack (attached, the thread that loads the agent is the
-// program's, stopped wherever it was).
-bool own_stack_has_signal_frames();
+// `attach`: where the thread that loads the agent goes back to once the
+// CLI gives it its registers back (protocol::Probes::caller_places); at
+// most 4, forgotten with an empty list once the CLI says it has gone on
+// (MessageType::kResumed).
+void set_caller_places(std::span<const uint64_t> places) noexcept;
+
+// Places threads go back to that no look at their pcs shows: those of the
+// signal frames on the calling thread's stack (attached, it may be the
+// program's thread, stopped wherever it was), and the caller places.
+std::vector<arch::InterruptedPlace> hidden_return_places();
 
 // In the agent's signal handler: whether the signal is a question of the
 // census (then it is answered, and is not the program's).

@@ -17,6 +17,7 @@
 #include <ostream>
 #include <thread>
 
+#include "arch/probe_insn.h"
 #include "cli/control_server.h"
 #include "cli/launcher.h"
 #include "cli/load_point.h"
@@ -190,6 +191,14 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   if (!dlopen_address) return unexpected(dlopen_address.error());
   auto dlclose_address = function_in(*libc, "dlclose");
   if (!dlclose_address) return unexpected(dlclose_address.error());
+  // Where the main thread goes back to after the calls: no jump may cover
+  // it until it has gone on.
+  SessionOptions session_options = options;
+  if (auto stop = process.main_stop_point(); stop) {
+    session_options.caller_places.push_back(stop->pc);
+    if (stop->in_system_call)
+      session_options.caller_places.push_back(stop->pc - arch::kSyscallInsnBytes);
+  }
   process.release_other_threads();
   // RTLD_GLOBAL: the hook finds the agent's entry with dlsym(RTLD_DEFAULT).
   auto agent = load(process, *dlopen_address, agent_library_path(), RTLD_NOW | RTLD_GLOBAL);
@@ -202,7 +211,7 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   int status = 0;
   std::unique_ptr<Session> session;
   std::thread serving([&] {
-    auto opened = Session::open(server, pid, set, executable, options, errors);
+    auto opened = Session::open(server, pid, set, executable, session_options, errors);
     if (!opened) {
       status = opened.error();
       return;

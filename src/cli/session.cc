@@ -183,6 +183,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
                           {},
                           options.syscall_summary};
   probes.entry_times = options.entry_times || uses_duration(set);
+  probes.caller_places = options.caller_places;
   for (const trace::ProbeSpec& spec : set.specs()) {
     if (trace::is_syscall_source(spec.event.source)) probes.syscall_events.push_back(spec);
   }

@@ -53,6 +53,9 @@ struct SessionOptions {
   // Return records carry their entry's time even without $duration: the
   // trace file (`record`) and --perfetto draw calls as slices with it.
   bool entry_times = false;
+  // `attach`: where the thread that loads the agent goes back to
+  // (protocol::Probes::caller_places).
+  std::vector<uint64_t> caller_places;
 };
 
 class Session {

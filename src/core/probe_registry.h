@@ -106,7 +106,12 @@ class ProbeRegistry {
   // other thread of the process runs (the agent's start, before the
   // program's) and optimization is wanted. Such a probe is disarmed while
   // other threads run by leaving its jump, calling nothing.
-  void allow_direct_jumps(bool allowed) { direct_jumps_ = allowed; }
+  // `avoid`: places a thread goes back to (the one arming, its handlers'):
+  // no direct jump covers one.
+  void allow_direct_jumps(bool allowed, std::vector<uint64_t> avoid = {}) {
+    direct_jumps_ = allowed;
+    direct_jump_avoid_ = std::move(avoid);
+  }
 
   // Adds `handler` at the site; the first handler at an address prepares
   // the probe there. Once the registry is live (arm_all was called), a new
@@ -258,6 +263,7 @@ class ProbeRegistry {
   uint32_t next_id_ = 1;
   bool live_ = false;
   bool direct_jumps_ = false;
+  std::vector<uint64_t> direct_jump_avoid_;
   bool again_pending_ = false;  // a probe waits for optimize_again
   uint64_t again_requests_ = 0;
   EpochDomain epochs_;

@@ -246,6 +246,12 @@ Result<void> ProbeRegistry::arm_jump(Probe& probe) {
 // neither the old instructions nor the jump. So the bytes are made
 // first, and the patcher and the barrier are raw system calls.
 bool ProbeRegistry::write_jump_at_once(Probe& probe) {
+  for (const uint64_t place : direct_jump_avoid_) {
+    if (strictly_inside(place, probe.address, probe.address + probe.displaced_length)) {
+      probe.breakpoint_reason = "a thread goes back inside the instructions it displaces";
+      return false;
+    }
+  }
   const std::vector<uint8_t> jump = jump_bytes(probe);
   if (!write_tail(probe, jump)) return false;
   optimizer_->sync_cores();

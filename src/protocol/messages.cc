@@ -174,6 +174,8 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.boolean(probes.syscall_summary);
   w.u64(probes.hist_slot_bytes);
   w.boolean(probes.entry_times);
+  w.u32(static_cast<uint32_t>(probes.caller_places.size()));
+  for (const uint64_t place : probes.caller_places) w.u64(place);
   return w.take();
 }
 
@@ -202,6 +204,8 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   probes.syscall_summary = r.boolean();
   probes.hist_slot_bytes = r.u64();
   probes.entry_times = r.boolean();
+  const uint32_t places = r.count(sizeof(uint64_t));
+  for (uint32_t i = 0; i < places && r.ok(); ++i) probes.caller_places.push_back(r.u64());
   return finish(r, std::move(probes), "probes");
 }
 

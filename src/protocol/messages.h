@@ -93,6 +93,10 @@ struct Probes {
   // Return records carry their entry's time ($duration, trace files,
   // --perfetto); without them a return probe's entry reads no clock.
   bool entry_times = true;
+  // `attach`: where the thread that loads the agent goes back to once it
+  // has (the place it was stopped at, and the system call it restarts).
+  // No jump goes over one while that thread has not gone on.
+  std::vector<uint64_t> caller_places{};
 };
 
 struct ArmResult {

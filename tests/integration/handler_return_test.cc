@@ -1,11 +1,11 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A signal handler that began before dprobe attached, and returns into the
-// first bytes of a probed function (tests/programs/handler_return.c): the
-// probe stays a breakpoint while the handler runs (its place is in the
-// signal frame, on the stack of the very thread that loads the agent), and
-// becomes a jump once the handler has returned. Before, the jump was
-// written at once and the handler returned into the middle of it.
+// A thread that goes back into the first bytes of a probed function
+// (tests/programs/handler_return.c) after dprobe attached: a signal handler
+// that began before, or the place where `attach` stopped the thread that
+// loads the agent. The probe stays a breakpoint until the thread has gone
+// on, and becomes a jump when tried again. Before, the jump was written at
+// once and the thread went back into the middle of it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -42,6 +42,29 @@ TEST(HandlerReturn, AHandlerFromBeforeAttachReturnsIntoAProbeThatWaitedForIt) {
     const auto lines = parse_trace(read_file(dir.file("trace")));
     EXPECT_EQ(lines.size(), 1000u) << "every call after the handler's return traced";
   }
+}
+
+// The thread attach stops spends its time in a rep stosb two bytes into
+// the probed function, so that is where it is stopped, and where the CLI
+// puts it back after the agent is loaded. (Before, the program died of
+// SIGILL.)
+TEST(HandlerReturn, TheThreadThatLoadsTheAgentGoesBackIntoAProbeThatWaitedForIt) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess target({program("handler_return_O2"), "fill"}, dir.file("out"), dir.file("err"));
+  ASSERT_TRUE(target.started());
+  ASSERT_TRUE(target.wait_for_output("handler_return: filling", 20s)) << target.err();
+  LiveProcess attach({DPROBE_BINARY, "attach", "-p", std::to_string(target.pid()), "-e",
+                      "p:g/fill fill_entry", "--probes", "-o", dir.file("trace")},
+                     dir.file("attach.out"), dir.file("attach.err"));
+  ASSERT_TRUE(attach.started());
+  EXPECT_EQ(target.wait(60s), 0) << target.out() << target.err() << attach.err();
+  EXPECT_EQ(attach.wait(30s), 0) << attach.err();
+  EXPECT_THAT(attach.err(), HasSubstr("fill_entry+0x0/0x7  [BREAKPOINT: ")) << attach.err();
+  EXPECT_EQ(target.out(),
+            "handler_return: filling\n"
+            "handler_return: fills ok 1 jump 1\n");
+  EXPECT_FALSE(parse_trace(read_file(dir.file("trace"))).empty());
 }
 
 }  // namespace

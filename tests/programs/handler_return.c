@@ -1,9 +1,10 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A signal handler that began before any tracer came, and returns into
-// the bytes a jump to a probe's trampoline would replace, for
-// tests/integration/handler_return_test.cc. x86_64 only (its asm).
-//   handler_return   main divides by zero inside the first bytes of
+// A thread that goes back into the bytes a jump to a probe's trampoline
+// would replace, for tests/integration/handler_return_test.cc. x86_64 only
+// (its asm).
+//   handler_return   a signal handler that began before any tracer came
+//                    returns there: main divides by zero inside the first bytes of
 //                    division_entry: SIGFPE, whose handler prints
 //                    "handler_return: in handler", waits until the
 //                    function's first byte changes (a tracer armed a probe
@@ -14,11 +15,21 @@
 //                    become a jump. Prints "handler_return: quotient Q calls
 //                    ok K jump J" (K: 1 when every call was right; J: 1
 //                    when the first byte became a jmp)
+//   handler_return fill
+//                    where `attach` stops the thread, it goes back to: main
+//                    fills 64 MiB again and again with fill_entry, which
+//                    spends its time in a rep stosb two bytes in. Prints
+//                    "handler_return: filling", and once it saw the
+//                    function's first byte become a jmp (or after 30 s),
+//                    "handler_return: fills ok K jump J" (K: 1 when every
+//                    fill was right; J: 1 when it saw the jmp)
 // Exits 0 when every call was right.
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -38,6 +49,23 @@ __asm__(
     ".size division_entry, .-division_entry\n");
 unsigned division_entry(unsigned divisor, unsigned dividend);
 
+// mov %esi, %eax; rep stosb; nop; nop; ret: fills n (rcx, the fourth
+// argument) bytes at `to` with `byte`. The rep stosb is at byte 2.
+__asm__(
+    ".text\n"
+    ".globl fill_entry\n"
+    ".type fill_entry, @function\n"
+    "fill_entry:\n"
+    "  .cfi_startproc\n"
+    "  mov %esi, %eax\n"
+    "  rep stosb\n"
+    "  nop\n"
+    "  nop\n"
+    "  ret\n"
+    "  .cfi_endproc\n"
+    ".size fill_entry, .-fill_entry\n");
+void fill_entry(void* to, int byte, long unused, size_t n);
+
 static unsigned char first_byte(void) { return *(volatile const unsigned char*)division_entry; }
 
 static unsigned char original_byte;
@@ -52,8 +80,28 @@ static void divide_by_one(int sig, siginfo_t* info, void* context) {
   ((ucontext_t*)context)->uc_mcontext.gregs[REG_RDI] = 1;
 }
 
-int main(void) {
+static int fill(void) {
+  const size_t size = (size_t)64 << 20;
+  unsigned char* buffer = malloc(size);
+  if (buffer == NULL) return 1;
+  printf("handler_return: filling\n");
+  int good = 1;
+  int jump = 0;
+  const time_t deadline = time(NULL) + 30;
+  for (unsigned round = 0; !jump && time(NULL) < deadline; ++round) {
+    const unsigned char byte = (unsigned char)round;
+    fill_entry(buffer, byte, 0, size);
+    good &= buffer[0] == byte && buffer[size / 2] == byte && buffer[size - 1] == byte;
+    jump = *(volatile const unsigned char*)fill_entry == 0xe9;
+  }
+  printf("handler_return: fills ok %d jump %d\n", good, jump);
+  free(buffer);
+  return good ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
+  if (argc > 1 && strcmp(argv[1], "fill") == 0) return fill();
   original_byte = first_byte();
   struct sigaction action;
   memset(&action, 0, sizeof(action));

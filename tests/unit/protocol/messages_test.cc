@@ -219,6 +219,7 @@ Probes rich_probes() {
   probes.max_threads = 64;
   probes.optimize = false;     // not the default: the flag must travel
   probes.entry_times = false;  // nor this one
+  probes.caller_places = {0x555555555151, 0x7ffff7e9a0e2};
   probes.probes.push_back({0x555555555149, 0x555555555149, 0x3e,
                            spec(0, "dprobes", "p_main_0", false, 0, args_of_every_kind())});
   probes.probes.push_back(
@@ -342,6 +343,7 @@ void expect_same(const Probes& a, const Probes& b) {
   EXPECT_EQ(a.max_threads, b.max_threads);
   EXPECT_EQ(a.optimize, b.optimize);
   EXPECT_EQ(a.entry_times, b.entry_times);
+  EXPECT_EQ(a.caller_places, b.caller_places);
   EXPECT_EQ(a.hist_slot_bytes, b.hist_slot_bytes);
   ASSERT_EQ(a.probes.size(), b.probes.size());
   for (size_t i = 0; i < a.probes.size(); ++i) {
