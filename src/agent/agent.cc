@@ -271,10 +271,14 @@ class Agent {
     set_optimization(probes.optimize);
     set_caller_places(probes.caller_places);
     {
+      const auto hidden = hidden_return_places();
       std::vector<uint64_t> avoid;
-      for (const arch::InterruptedPlace& place : hidden_return_places()) avoid.push_back(place.pc);
+      if (hidden) {
+        for (const arch::InterruptedPlace& place : *hidden) avoid.push_back(place.pc);
+      }
       std::lock_guard lock(state.registry_writer);
-      state.registry->allow_direct_jumps(probes.optimize && no_other_threads(), std::move(avoid));
+      state.registry->allow_direct_jumps(probes.optimize && no_other_threads() && hidden,
+                                         std::move(avoid));
     }
     // What could be added is armed; the CLI decides whether what was
     // refused ends the session (and then the abort disarms it all).

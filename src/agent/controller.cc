@@ -134,6 +134,7 @@ void Controller::read_loop() {
       answered_.notify_all();
     } else if (message->type == protocol::MessageType::kResumed) {
       set_caller_places({});  // the thread that loaded the agent went on
+      restart_optimize_again();
       release_site_rewrites();
     } else if (message->type == protocol::MessageType::kDetach) {
       disarm_everything();

@@ -6,12 +6,14 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "agent/agent_state.h"
+#include "agent/syscall_dispatch.h"
 #include "agent/thread_census.h"
 #include "arch/runtime/raw_syscall.h"
 #include "core/landing_pads.h"
@@ -100,23 +102,28 @@ struct AgainSchedule {
   int tries_left = 0;
 };
 AgainSchedule g_again;
+std::atomic<bool> g_again_restart{false};
 
 }  // namespace
+
+void restart_optimize_again() { g_again_restart.store(true); }
 
 void optimize_again_when_due() {
   constexpr uint64_t kFirstMs = 100;
   constexpr uint64_t kLongestMs = 2000;
   constexpr int kTries = 10;
-  if (!g_wanted || !g_registered) return;
+  // Held: attached, the thread that loaded the agent may not have gone on
+  // (restart_optimize_again says when it has).
+  if (!g_wanted || !g_registered || site_rewrites_held()) return;
   AgentState& state = agent_state();
   if (!state.registry) return;
-  std::lock_guard lock(state.registry_writer);
   const uint64_t now = monotonic_ms();
-  if (const uint64_t request = state.registry->optimize_again_requests();
-      request != g_again.request) {
+  const uint64_t request = state.registry->optimize_again_requests();
+  if (request != g_again.request || g_again_restart.exchange(false)) {
     g_again = {request, now + kFirstMs, kFirstMs, kTries};
   }
   if (g_again.tries_left == 0 || now < g_again.due_ms) return;
+  std::lock_guard lock(state.registry_writer);
   sync_cores();
   const bool more = state.registry->optimize_again();
   g_again.interval_ms = std::min(g_again.interval_ms * 2, kLongestMs);

@@ -30,9 +30,12 @@ void optimize_armed(uint64_t begin, uint64_t end);
 
 // Called now and then (the controller's loop): probes kept breakpoints
 // because of where a thread was are tried again, 100 ms after, then at
-// doubling intervals up to 2 s, 10 times in all. Takes the writer lock
-// when a try is due.
+// doubling intervals up to 2 s, 10 times in all; each new refusal, and
+// restart_optimize_again (attached, once the CLI has let the thread that
+// loaded the agent go on), starts the schedule over. Nothing is tried
+// while that thread is still held. Takes the writer lock when a try is due.
 void optimize_again_when_due();
+void restart_optimize_again();
 
 // How each armed probe of [begin, end) is armed, for the CLI.
 std::vector<core::ProbeState> probe_states(uint64_t begin, uint64_t end);

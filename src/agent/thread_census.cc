@@ -37,26 +37,6 @@ size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t cou
   return kNowhere;
 }
 
-// Whether a handler's frame holds the trap of the range's own breakpoint:
-// the agent's trap handler resumes it in the range's copy, never there.
-bool own_breakpoint_trap(const arch::InterruptedPlace& place, const core::DisplacedRange& range) {
-  return place.signal == SIGTRAP && arch::probe_address_of_trap(place.pc) == range.begin;
-}
-
-// The range that a running signal handler of a thread whose stack is at
-// `sp` returns into (its frame is above sp), or kNowhere.
-size_t range_of_frames(uint64_t sp, arch::StackBounds alternate, const arch::Restorers& restorers,
-                       const core::DisplacedRange* ranges, size_t count) {
-  constexpr size_t kMaxPlaces = 16;
-  arch::InterruptedPlace places[kMaxPlaces];
-  const size_t found = arch::interrupted_places_above(sp, alternate, restorers, places);
-  for (size_t i = 0; i < found; ++i) {
-    const size_t range = range_holding(places[i].pc, ranges, count);
-    if (range != kNowhere && !own_breakpoint_trap(places[i], ranges[range])) return range;
-  }
-  return kNowhere;
-}
-
 uint64_t own_stack_pointer() { return reinterpret_cast<uint64_t>(__builtin_frame_address(0)); }
 
 arch::StackBounds own_alternate_stack() {
@@ -127,9 +107,10 @@ Sighting look_at(uint32_t tid) {
 
 // ---- Asking: a tagged SIGSEGV, answered by the handler --------------------------
 
-constexpr uint32_t kTag = 0x64707262;  // "dprb", above the round in si_value
-constexpr size_t kMaxAsked = 256;      // threads asked at once
-constexpr int kAnswerWaits = 1000;     // of 50 us each: a thread on a core answers at once
+constexpr uint32_t kTag = 0x64707262;    // "dprb", above the round in si_value
+constexpr size_t kMaxAsked = 256;        // threads asked at once
+constexpr int kAnswerWaits = 1000;       // of 50 us each: a thread on a core answers at once
+constexpr uint64_t kHandlerRoom = 2048;  // stack an answer needs to read its own for frames
 
 // A thread not yet known to be clear, and the range it was last seen in
 // (its bytes past the first, or its slot): it can be in that one only, as
@@ -138,7 +119,6 @@ struct Unknown {
   uint32_t tid = 0;
   size_t range = kNowhere;  // never seen
   bool vforking = false;    // last seen in vfork: not asked, its child is what runs
-  bool in_handler = false;  // seen waiting in a handler that returns into `range`: not asked
 };
 
 // One round of questions. The handler takes part only while the round is
@@ -151,10 +131,37 @@ struct Board {
   const core::DisplacedRange* ranges = nullptr;
   size_t count = 0;
   arch::Restorers restorers;
+  // A bit per range that a running signal handler returns into, set by
+  // whoever reads a thread's stack (the census, or a thread answering).
+  std::atomic<uint64_t>* framed = nullptr;
+  std::atomic<bool> stack_unreadable{false};
   std::atomic<uint32_t> answered{0};
   std::array<std::atomic<uint64_t>, kMaxAsked> answers{};  // tid << 32 | (range + 1, or 0: clear)
 };
 Board g_board;
+
+// Whether a handler's frame holds the trap of the range's own breakpoint:
+// the agent's trap handler resumes it in the range's copy, never there.
+bool own_breakpoint_trap(const arch::InterruptedPlace& place, const core::DisplacedRange& range) {
+  return place.signal == SIGTRAP && arch::probe_address_of_trap(place.pc) == range.begin;
+}
+
+void mark_framed(const arch::InterruptedPlace& place) {
+  const size_t range = range_holding(place.pc, g_board.ranges, g_board.count);
+  if (range == kNowhere || own_breakpoint_trap(place, g_board.ranges[range])) return;
+  g_board.framed[range / 64].fetch_or(uint64_t{1} << (range % 64));
+}
+
+// Marks the ranges the running signal handlers of a thread whose stack is
+// at `sp` return into (their frames are above sp). Safe in a handler.
+void note_frames(uint64_t sp, arch::StackBounds alternate, std::span<uint64_t> buffer) {
+  constexpr size_t kMaxPlaces = 8;
+  arch::InterruptedPlace places[kMaxPlaces];
+  const arch::FrameScan scan =
+      arch::interrupted_places_above(sp, alternate, g_board.restorers, places, buffer);
+  if (scan.unreadable) g_board.stack_unreadable.store(true);
+  for (size_t i = 0; i < scan.found; ++i) mark_framed(places[i]);
+}
 
 // `attach`: where the thread that loads the agent goes back to.
 std::array<std::atomic<uint64_t>, 4> g_caller_places{};
@@ -211,9 +218,7 @@ void ask(std::vector<Unknown>& unknown, const Ranges& ranges) {
 void ask_all(std::vector<Unknown>& unknown, const Ranges& ranges) {
   std::vector<Unknown> left;
   std::vector<Unknown> askable;
-  for (const Unknown& thread : unknown) {
-    (thread.vforking || thread.in_handler ? left : askable).push_back(thread);
-  }
+  for (const Unknown& thread : unknown) (thread.vforking ? left : askable).push_back(thread);
   for (size_t at = 0; at < askable.size(); at += kMaxAsked) {
     const auto first = askable.begin() + static_cast<ptrdiff_t>(at);
     const auto last =
@@ -236,10 +241,8 @@ void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
     if (seen.kind == Sighting::kGone) return true;
     if (seen.kind == Sighting::kOnCore || seen.lends_memory) return false;
     thread.range = range_holding(seen.pc, ranges.data(), ranges.size(), /*waiting=*/true);
-    if (thread.range == kNowhere) {
-      thread.range = range_of_frames(seen.sp, {}, g_board.restorers, ranges.data(), ranges.size());
-      thread.in_handler = thread.range != kNowhere;
-    }
+    static uint64_t buffer[512];  // the census runs on one thread at a time
+    note_frames(seen.sp, {}, buffer);
     return thread.range == kNowhere;
   });
 }
@@ -257,6 +260,11 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
   std::vector<Unknown> unknown;
   for (const uint32_t tid : *others) unknown.push_back({tid});
   g_board.restorers = arch::current_restorers();
+  g_board.ranges = ranges.data();
+  g_board.count = ranges.size();
+  const auto framed = std::make_unique<std::atomic<uint64_t>[]>(ranges.size() / 64 + 1);
+  g_board.framed = framed.get();
+  g_board.stack_unreadable.store(false);
   for (int round = 0; round < kRounds && !unknown.empty(); ++round) {
     if (round > 0) pause_microseconds(500);
     look(unknown, ranges);
@@ -277,9 +285,16 @@ Result<std::vector<bool>, std::string> clear_threads(const Ranges& ranges) {
   }
   // A place a running handler of the program returns to is on a stack,
   // not in any thread's pc: this thread's own too.
-  for (const arch::InterruptedPlace& place : hidden_return_places()) {
-    const size_t range = range_holding(place.pc, ranges.data(), ranges.size());
-    if (range != kNowhere && !own_breakpoint_trap(place, ranges[range])) clear[range] = false;
+  const auto hidden = hidden_return_places();
+  if (hidden) {
+    for (const arch::InterruptedPlace& place : *hidden) mark_framed(place);
+  }
+  g_board.framed = nullptr;  // freed on return; no round is open
+  if (!hidden || g_board.stack_unreadable.load()) {
+    return unexpected(std::string("a thread's stack could not be read for signal frames"));
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if ((framed[i / 64].load() >> (i % 64)) & 1) clear[i] = false;
   }
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (clear[i] && interrupted_inside(ranges[i].begin, ranges[i].end)) clear[i] = false;
@@ -294,12 +309,14 @@ void set_caller_places(std::span<const uint64_t> places) noexcept {
   g_caller_place_count.store(count);
 }
 
-std::vector<arch::InterruptedPlace> hidden_return_places() {
+std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places() {
   constexpr size_t kMaxPlaces = 16;
   arch::InterruptedPlace frames[kMaxPlaces];
-  const size_t found = arch::interrupted_places_above(own_stack_pointer(), own_alternate_stack(),
-                                                      arch::current_restorers(), frames);
-  std::vector<arch::InterruptedPlace> places(frames, frames + found);
+  uint64_t buffer[64];
+  const arch::FrameScan scan = arch::interrupted_places_above(
+      own_stack_pointer(), own_alternate_stack(), arch::current_restorers(), frames, buffer);
+  if (scan.unreadable) return std::nullopt;
+  std::vector<arch::InterruptedPlace> places(frames, frames + scan.found);
   const size_t callers = g_caller_place_count.load();
   for (size_t i = 0; i < callers; ++i) places.push_back({g_caller_places[i].load(), 0});
   return places;
@@ -316,7 +333,7 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
   g_board.busy.fetch_add(1);
   if (g_board.open.load() && g_board.round.load() == static_cast<uint32_t>(value)) {
     const uint64_t pc = arch::context_pc(context);
-    size_t inside = range_holding(pc, g_board.ranges, g_board.count);
+    const size_t inside = range_holding(pc, g_board.ranges, g_board.count);
     bool clear = inside == kNowhere;
     if (!clear) {
       const core::DisplacedRange& range = g_board.ranges[inside];
@@ -327,11 +344,16 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
         clear = true;
       }
     }
-    if (clear) {
-      // A handler this signal interrupted may return into one.
-      inside = range_of_frames(arch::context_sp(context), alternate_stack(context),
-                               g_board.restorers, g_board.ranges, g_board.count);
-      clear = inside == kNowhere;
+    // Handlers this signal interrupted may return into others. Read with
+    // a small buffer, and not at all with little room left on the
+    // alternate stack this handler may run on (the program's, maybe small).
+    const arch::StackBounds alternate = alternate_stack(context);
+    const uint64_t here = own_stack_pointer();
+    if (here >= alternate.begin && here < alternate.end && here - alternate.begin < kHandlerRoom) {
+      g_board.stack_unreadable.store(true);
+    } else {
+      uint64_t buffer[16];
+      note_frames(arch::context_sp(context), alternate, buffer);
     }
     // The asker reads the answers only once the round is closed and no
     // handler is busy: the count may run ahead of the stores.

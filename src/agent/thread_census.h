@@ -75,7 +75,8 @@ void set_caller_places(std::span<const uint64_t> places) noexcept;
 // Places threads go back to that no look at their pcs shows: those of the
 // signal frames on the calling thread's stack (attached, it may be the
 // program's thread, stopped wherever it was), and the caller places.
-std::vector<arch::InterruptedPlace> hidden_return_places();
+// nullopt when the stack could not be read.
+std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places();
 
 // In the agent's signal handler: whether the signal is a question of the
 // census (then it is answered, and is not the program's).

@@ -194,10 +194,11 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   // Where the main thread goes back to after the calls: no jump may cover
   // it until it has gone on.
   SessionOptions session_options = options;
-  if (auto stop = process.main_stop_point(); stop) {
-    session_options.caller_places.push_back(stop->pc);
-    if (stop->in_system_call)
-      session_options.caller_places.push_back(stop->pc - arch::kSyscallInsnBytes);
+  const auto stop = process.main_stop_point();
+  if (!stop) return unexpected(stop.error());
+  session_options.caller_places.push_back(stop->pc);
+  if (stop->in_system_call) {
+    session_options.caller_places.push_back(stop->pc - arch::kSyscallInsnBytes);
   }
   process.release_other_threads();
   // RTLD_GLOBAL: the hook finds the agent's entry with dlsym(RTLD_DEFAULT).

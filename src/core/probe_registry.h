@@ -141,8 +141,9 @@ class ProbeRegistry {
   // Returns whether some are still waiting for another try.
   bool optimize_again();
   // How many times optimize_range has left probes to try again: a caller
-  // that tries on a schedule starts it over when this changes.
-  uint64_t optimize_again_requests() const { return again_requests_; }
+  // that tries on a schedule starts it over when this changes. Read
+  // without the writer's lock.
+  uint64_t optimize_again_requests() const { return again_requests_.load(); }
   std::vector<ProbeState> states(uint64_t begin, uint64_t end) const;
 
   // Forgets the probes in [begin, end): an object that was unmapped. Their
@@ -265,7 +266,8 @@ class ProbeRegistry {
   bool direct_jumps_ = false;
   std::vector<uint64_t> direct_jump_avoid_;
   bool again_pending_ = false;  // a probe waits for optimize_again
-  uint64_t again_requests_ = 0;
+  uint64_t passing_refusals_ = 0;
+  std::atomic<uint64_t> again_requests_{0};
   EpochDomain epochs_;
   std::atomic<const ProbeSnapshot*> snapshot_{nullptr};
 };

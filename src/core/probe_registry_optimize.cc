@@ -139,9 +139,9 @@ uint64_t ProbeRegistry::next_gadget() const {
 
 void ProbeRegistry::optimize_range(uint64_t begin, uint64_t end) {
   if (!optimizer_ || !live_) return;
-  const bool pending_before = again_pending_;
+  const uint64_t refusals_before = passing_refusals_;
   optimize_prepared(prepare_jumps(begin, end, /*again_only=*/false));
-  if (again_pending_ && !pending_before) ++again_requests_;
+  if (passing_refusals_ != refusals_before) again_requests_.fetch_add(1);
 }
 
 bool ProbeRegistry::optimize_again() {
@@ -214,7 +214,9 @@ void ProbeRegistry::note_passing_reason(const std::vector<Probe*>& probes,
     probe->breakpoint_reason = reason;
     probe->optimize_again = true;
   }
-  if (!probes.empty()) again_pending_ = true;
+  if (probes.empty()) return;
+  again_pending_ = true;
+  ++passing_refusals_;
 }
 
 // Tail first, the head last (every core serialized in between, by the

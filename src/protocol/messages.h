@@ -33,7 +33,7 @@
 
 namespace dprobe::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 
 enum class MessageType : uint8_t {
   kHello = 1,

@@ -11,7 +11,9 @@
 //
 //   const Restorers restorers = current_restorers();
 //   InterruptedPlace places[8];
-//   const size_t n = interrupted_places_above(sp, {alt_begin, alt_end}, restorers, places);
+//   uint64_t buffer[16];
+//   const FrameScan scan =
+//       interrupted_places_above(sp, {alt_begin, alt_end}, restorers, places, buffer);
 #ifndef DPROBE_ARCH_RUNTIME_SIGNAL_FRAMES_H_
 #define DPROBE_ARCH_RUNTIME_SIGNAL_FRAMES_H_
 
@@ -45,19 +47,28 @@ struct InterruptedPlace {
 };
 
 // How far above `sp` a stack is read for frames, unless the alternate stack
-// it is on ends sooner: signal frames lie just above the handler's own
-// frames, and a handler that runs 256 KiB deep is not seen.
+// it is on ends sooner; a frame found moves the end up as far again above
+// the sp it saved. Signal frames lie just above the handler's own frames:
+// a handler that runs 256 KiB deep is not seen.
 constexpr uint64_t kSignalFrameScanBytes = 256 * 1024;
+
+struct FrameScan {
+  size_t found = 0;         // places written to `out`
+  bool unreadable = false;  // the stack at sp could not be read: nothing is known
+};
 
 // The interrupted places of the signal frames above `sp`, innermost first,
 // following each frame's saved sp onto the stack it interrupted; at most
-// out.size(). Words read as frames only when the whole frame checks out
-// (the restorer, the flags, the user code segment, the extended state
-// above it); a frame in dead stack memory above sp can still pass, which
-// only makes a caller more careful. On an ISA whose jumps are one
-// instruction (arm64), no pc can be inside one: returns 0.
-size_t interrupted_places_above(uint64_t sp, StackBounds alternate, const Restorers& restorers,
-                                std::span<InterruptedPlace> out) noexcept;
+// out.size(). `buffer` is what the stack is read through, a chunk at a
+// time (in a signal handler, which may run on a small stack, a small one).
+// Words read as frames only when the whole frame checks out (the restorer,
+// the flags, the user code segment, the extended state above it, the
+// signal number); a frame in dead stack memory above sp can still pass,
+// which only makes a caller more careful. On an ISA whose jumps are one
+// instruction (arm64), no pc can be inside one: nothing is read.
+FrameScan interrupted_places_above(uint64_t sp, StackBounds alternate, const Restorers& restorers,
+                                   std::span<InterruptedPlace> out,
+                                   std::span<uint64_t> buffer) noexcept;
 
 }  // namespace dprobe::arch
 

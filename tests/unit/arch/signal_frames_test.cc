@@ -39,8 +39,10 @@ StackBounds alternate_of(const ucontext_t& context) {
 
 void scan_from_here(const ucontext_t& context) {
   g_seen.found.assign(8, {});
-  g_seen.count =
-      interrupted_places_above(here(), alternate_of(context), current_restorers(), g_seen.found);
+  uint64_t buffer[16];  // small, as in a handler
+  const FrameScan scan = interrupted_places_above(here(), alternate_of(context),
+                                                  current_restorers(), g_seen.found, buffer);
+  g_seen.count = scan.unreadable ? 0 : scan.found;
 }
 
 void on_usr2(int, siginfo_t*, void* context) {
@@ -130,7 +132,22 @@ TEST_F(SignalFrames, AHandlerOnTheAlternateStackLeadsBackToTheStackItInterrupted
 
 TEST_F(SignalFrames, NoHandlerNoPlace) {
   InterruptedPlace places[4];
-  EXPECT_EQ(interrupted_places_above(here(), {}, current_restorers(), places), 0u);
+  uint64_t buffer[512];
+  const FrameScan scan = interrupted_places_above(here(), {}, current_restorers(), places, buffer);
+  EXPECT_FALSE(scan.unreadable);
+  EXPECT_EQ(scan.found, 0u);
+}
+
+// A stack that cannot be read says so: no frame found is not "none there".
+TEST_F(SignalFrames, AnUnreadableStackIsNotAnEmptyOne) {
+  void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  InterruptedPlace places[4];
+  uint64_t buffer[16];
+  const FrameScan scan = interrupted_places_above(reinterpret_cast<uint64_t>(page) + 256, {},
+                                                  current_restorers(), places, buffer);
+  munmap(page, 4096);
+  EXPECT_TRUE(scan.unreadable);
 }
 
 TEST_F(SignalFrames, EveryHandlersRestorerIsKnown) {

@@ -230,12 +230,19 @@ class CensusOfHandlers : public Census {
   // Range [pc - 1, pc + 3) around where the handler returns, its copy elsewhere.
   static DisplacedRange around(uint64_t pc) { return {pc - 1, pc + 3, pc + 4096, 0, 0}; }
 
+  // The worker spins in plain code when the signal comes (its place is
+  // there, not in a system call the handler also waits in).
   void check_handler(bool spins) {
     g_handler_spins.store(spins);
+    std::atomic<bool> spinning{false};
     std::atomic<bool> stop{false};
     std::thread worker([&] {
-      while (!stop.load()) std::this_thread::sleep_for(1ms);
+      spinning.store(true);
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
     });
+    while (!spinning.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(5ms);
     ::pthread_kill(worker.native_handle(), SIGUSR1);
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (g_interrupted_pc.load() == 0 && std::chrono::steady_clock::now() < deadline) {

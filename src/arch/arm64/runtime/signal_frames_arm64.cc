@@ -7,9 +7,9 @@
 
 namespace dprobe::arch {
 
-size_t interrupted_places_above(uint64_t, StackBounds, const Restorers&,
-                                std::span<InterruptedPlace>) noexcept {
-  return 0;
+FrameScan interrupted_places_above(uint64_t, StackBounds, const Restorers&,
+                                   std::span<InterruptedPlace>, std::span<uint64_t>) noexcept {
+  return {};
 }
 
 }  // namespace dprobe::arch
