@@ -271,12 +271,12 @@ class Agent {
     set_optimization(probes.optimize);
     set_caller_places(probes.caller_places);
     {
+      std::lock_guard lock(state.registry_writer);
       const auto hidden = hidden_return_places();
       std::vector<uint64_t> avoid;
       if (hidden) {
         for (const arch::InterruptedPlace& place : *hidden) avoid.push_back(place.pc);
       }
-      std::lock_guard lock(state.registry_writer);
       state.registry->allow_direct_jumps(probes.optimize && no_other_threads() && hidden,
                                          std::move(avoid));
     }

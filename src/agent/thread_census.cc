@@ -163,6 +163,10 @@ void note_frames(uint64_t sp, arch::StackBounds alternate, std::span<uint64_t> b
   for (size_t i = 0; i < scan.found; ++i) mark_framed(places[i]);
 }
 
+// What the census reads other threads' stacks and its own through: it
+// runs under the registry's writer lock, one at a time.
+uint64_t g_stack_buffer[512];
+
 // `attach`: where the thread that loads the agent goes back to.
 std::array<std::atomic<uint64_t>, 4> g_caller_places{};
 std::atomic<size_t> g_caller_place_count{0};
@@ -241,8 +245,7 @@ void look(std::vector<Unknown>& unknown, const Ranges& ranges) {
     if (seen.kind == Sighting::kGone) return true;
     if (seen.kind == Sighting::kOnCore || seen.lends_memory) return false;
     thread.range = range_holding(seen.pc, ranges.data(), ranges.size(), /*waiting=*/true);
-    static uint64_t buffer[512];  // the census runs on one thread at a time
-    note_frames(seen.sp, {}, buffer);
+    note_frames(seen.sp, {}, g_stack_buffer);
     return thread.range == kNowhere;
   });
 }
@@ -312,9 +315,9 @@ void set_caller_places(std::span<const uint64_t> places) noexcept {
 std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places() {
   constexpr size_t kMaxPlaces = 16;
   arch::InterruptedPlace frames[kMaxPlaces];
-  uint64_t buffer[64];
-  const arch::FrameScan scan = arch::interrupted_places_above(
-      own_stack_pointer(), own_alternate_stack(), arch::current_restorers(), frames, buffer);
+  const arch::FrameScan scan =
+      arch::interrupted_places_above(own_stack_pointer(), own_alternate_stack(),
+                                     arch::current_restorers(), frames, g_stack_buffer);
   if (scan.unreadable) return std::nullopt;
   std::vector<arch::InterruptedPlace> places(frames, frames + scan.found);
   const size_t callers = g_caller_place_count.load();

@@ -75,7 +75,7 @@ void set_caller_places(std::span<const uint64_t> places) noexcept;
 // Places threads go back to that no look at their pcs shows: those of the
 // signal frames on the calling thread's stack (attached, it may be the
 // program's thread, stopped wherever it was), and the caller places.
-// nullopt when the stack could not be read.
+// nullopt when the stack could not be read. Under the registry's writer lock.
 std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places();
 
 // In the agent's signal handler: whether the signal is a question of the
