@@ -14,8 +14,18 @@ scripts/build.sh
 if [ $# -gt 0 ]; then
   exec ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
 fi
+# The guests' output is kept: a failure there is recapped at the very end,
+# where a log shown only from its tail still has it.
+guest_log=build/selftests-guests.log
 guests=0
-ctest --test-dir build -R '^selftests\.vm_' -j"$(nproc)" -V || guests=$?
+ctest --test-dir build -R '^selftests\.vm_' -j"$(nproc)" -V 2>&1 | tee "$guest_log" ||
+  guests=$?
 others=0
 ctest --test-dir build -E '^selftests\.vm_' --output-on-failure -j"$(nproc)" || others=$?
+if [ "$guests" -ne 0 ]; then
+  echo
+  echo "The guests failed (their whole output is above, and in $guest_log):"
+  grep -E -A40 '^[0-9]+: not ok' "$guest_log" | grep -E '^[0-9]+: (not ok|#)' | head -150 || true
+  grep -E '^[0-9]+: [0-9]+ passed, [0-9]+ failed|Test +#[0-9]+: selftests' "$guest_log" || true
+fi
 [ "$guests" -eq 0 ] && [ "$others" -eq 0 ]
