@@ -329,10 +329,10 @@ int run_attach(const AttachOptions& options, std::ostream& terminal) {
     if (options.duration > 0 && std::chrono::steady_clock::now() - start >= limit) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  tracer.detach_all(kDetachTimeout);
+  const bool detached = tracer.detach_all(kDetachTimeout);
   // The trace could not be written (a full disk): the status says so.
   const int output_error = finish_trace(*trace, settings, errors);
-  return output_error == 0 || output_error == EPIPE ? 0 : kExitFailure;
+  return detached && (output_error == 0 || output_error == EPIPE) ? 0 : kExitFailure;
 }
 
 }  // namespace dprobe::cli

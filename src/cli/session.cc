@@ -189,8 +189,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   }
   probes.hist_slot_bytes = hist_slot_bytes(set);
   list_probes_ = options.list_probes;
-  if (auto sent = protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
-      !sent) {
+  if (auto sent = send(protocol::MessageType::kProbes, encode(probes)); !sent) {
     errors << "dprobe: error: " << sent.error().message << "\n";
     return kExitFailure;
   }
@@ -240,15 +239,18 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
 // were refused: it is killed first, then the agent is told.
 void Session::abort() {
   if (pid_ > 0 && kill_on_abort_) ::kill(pid_, SIGKILL);
-  (void)protocol::send_message(socket_, protocol::MessageType::kAbort, {});
+  (void)send(protocol::MessageType::kAbort, {});
 }
 
-Result<void> Session::resumed() {
-  return protocol::send_message(socket_, protocol::MessageType::kResumed, {});
+Result<void> Session::send(protocol::MessageType type, std::span<const std::byte> payload) {
+  std::lock_guard lock(send_mutex_);
+  return protocol::send_message(socket_, type, payload);
 }
+
+Result<void> Session::resumed() { return send(protocol::MessageType::kResumed, {}); }
 
 Result<void> Session::go() {
-  auto sent = protocol::send_message(socket_, protocol::MessageType::kGo, {});
+  auto sent = send(protocol::MessageType::kGo, {});
   if (!sent) return sent;
   // From now on the agent speaks first: objects loaded, detach answered.
   timeval forever{0, 0};
@@ -293,7 +295,7 @@ void Session::objects_changed(const protocol::ObjectsChanged& changed) {
   } else {
     for (const lang::ProbeError& error : plan.error()) *errors_ << render_error_safely(error);
   }
-  (void)protocol::send_message(socket_, protocol::MessageType::kProbes, encode(probes));
+  (void)send(protocol::MessageType::kProbes, encode(probes));
 }
 
 std::vector<size_t> Session::pending() const {
@@ -318,7 +320,7 @@ void Session::report_failures(const protocol::ArmReport& report) {
 }
 
 Result<void> Session::detach(std::chrono::milliseconds timeout) {
-  if (auto sent = protocol::send_message(socket_, protocol::MessageType::kDetach, {}); !sent) {
+  if (auto sent = send(protocol::MessageType::kDetach, {}); !sent) {
     return sent;
   }
   std::unique_lock lock(detach_mutex_);

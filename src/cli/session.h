@@ -20,6 +20,7 @@
 #include <iosfwd>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,10 @@ class Session {
   int arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
           const SessionOptions& options, std::ostream& errors);
   void abort();
+  // Every message to the agent goes through here: the serving thread
+  // answers the loader's questions while this one says Resumed or Detach,
+  // and a message's header and payload must not interleave with another's.
+  Result<void> send(protocol::MessageType type, std::span<const std::byte> payload);
   void serve();
   void objects_changed(const protocol::ObjectsChanged& changed);
   void report_failures(const protocol::ArmReport& report);
@@ -117,6 +122,7 @@ class Session {
   std::ostream* errors_ = nullptr;
   bool list_probes_ = false;
   std::thread control_;
+  std::mutex send_mutex_;
   std::mutex detach_mutex_;
   std::condition_variable detached_cv_;
   bool detached_ = false;

@@ -196,15 +196,18 @@ bool Tracer::all_ended() {
   return true;
 }
 
-void Tracer::detach_all(std::chrono::milliseconds timeout) {
+bool Tracer::detach_all(std::chrono::milliseconds timeout) {
   std::lock_guard lock(mutex_);
+  bool all = true;
   for (auto& traced : traced_) {
     if (traced->ended || traced->session->ended()) continue;
     if (auto detached = traced->session->detach(timeout); !detached) {
       errors_ << "dprobe: error: pid " << traced->session->pid() << ": " << detached.error().message
               << "\n";
+      all = false;
     }
   }
+  return all;
 }
 
 void Tracer::finish() {

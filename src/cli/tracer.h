@@ -80,8 +80,10 @@ class Tracer {
 
   // With --follow: whether every followed process has ended.
   bool all_ended();
-  // Asks every live session's agent to disarm, and waits for each.
-  void detach_all(std::chrono::milliseconds timeout);
+  // Asks every live session's agent to disarm, and waits for each: false
+  // (each said on the error stream) when one did not confirm in time. Its
+  // agent still disarms when the CLI's end of the channel closes.
+  [[nodiscard]] bool detach_all(std::chrono::milliseconds timeout);
   // Stops taking sessions and draining; writes out what is left, then the
   // warnings (lost events, corrupt rings).
   void finish();
