@@ -195,63 +195,127 @@ int connect_to(const char* path, int32_t& peer_pid) {
 class Agent {
  public:
   // False when the agent could not take part (no CLI, a refused start).
-  bool start(const char* control_path) {
+  // `borrowed`: the calling thread is the program's, borrowed by `dprobe
+  // attach` under ptrace, and holds the loader's lock.
+  bool start(const char* control_path, bool borrowed) {
     socket_ = std::make_unique<arch::AgentDescriptor>();
     // High and registered: the program's close/dup2 of every number leave it be.
     int32_t tracer = 0;
     if (!socket_->adopt(connect_to(control_path, tracer))) return false;
+    if (borrowed) return start_borrowed(tracer);
     if (!handshake()) {
-      // Whatever failed, the process keeps nothing of the session: no
-      // probe armed, no socket left open in it, nothing recorded.
-      agent_state().recording.store(false);
-      disarm_everything();
-      socket_->close();
+      abandon();
       return false;
     }
     publish_session(tracer);
     // From now on one thread of the agent's reads the channel: it follows
     // the CLI, and lets the program go if the CLI dies.
     if (!Controller::instance().start(std::move(socket_))) {
-      agent_state().recording.store(false);
-      disarm_everything();
+      abandon();
       publish_session(0);
       return false;
     }
-    // After the controller's thread is made: its creation is not the
-    // program's system call. (Alone, as `run` starts, the program has no
-    // other thread; attached, each of its threads is asked.)
-    if (syscall_tracing_configured()) enable_dispatch_on_every_thread();
+    enable_dispatch_if_configured();
     return true;
   }
 
  private:
+  // Whatever failed, the process keeps nothing of the session: no probe
+  // armed, no socket left open in it, nothing recorded.
+  void abandon() {
+    agent_state().recording.store(false);
+    disarm_everything();
+    if (socket_) socket_->close();
+  }
+
+  // After the controller's thread is made: its creation is not the
+  // program's system call. (Alone, as `run` starts, the program has no
+  // other thread; attached, each of its threads is asked.)
+  static void enable_dispatch_if_configured() {
+    if (syscall_tracing_configured()) enable_dispatch_on_every_thread();
+  }
+
+  // Attached, the probes are armed on the controller's thread while this
+  // one waits, parked. Every breakpoint this thread reached would be a
+  // ptrace stop the CLI has to pass on, thousands of them with every
+  // function of libc probed; and a trap handler stopped there holds up
+  // the barrier that lets probes take jumps. What takes the loader's lock
+  // (dlopen, dlsym) is set up here first: this thread holds it.
+  bool start_borrowed(int32_t tracer) {
+    std::optional<protocol::Probes> probes = greet();
+    if (!probes) {
+      abandon();
+      return false;
+    }
+    const bool ready = set_up_for(*probes);
+    auto job = [this, probes = std::move(*probes), ready, tracer](arch::AgentDescriptor& socket) {
+      (void)
+          parked_thread_settled();  // a thread not seen waiting only keeps jumps from going direct
+      if (!conclude(socket, probes, ready)) {
+        agent_state().recording.store(false);
+        disarm_everything();
+        return false;
+      }
+      publish_session(tracer);
+      return true;
+    };
+    if (!Controller::instance().start(std::move(socket_), std::move(job))) {
+      publish_session(0);
+      return false;
+    }
+    enable_dispatch_if_configured();
+    return true;
+  }
+
   // Hello, probes, arm report, Go: true once the CLI said Go.
   bool handshake() {
+    std::optional<protocol::Probes> probes = greet();
+    if (!probes) return false;
+    const bool ready = set_up_for(*probes);
+    return conclude(*socket_, *probes, ready);
+  }
+
+  // The hello; the probes the CLI answers with, or nullopt.
+  std::optional<protocol::Probes> greet() {
     const int socket = socket_->fd();
     protocol::Hello hello;
     hello.pid = arch::raw_getpid();
     hello.objects = loaded_objects();
-    if (!protocol::send_message(socket, protocol::MessageType::kHello, encode(hello))) return false;
+    if (!protocol::send_message(socket, protocol::MessageType::kHello, encode(hello))) {
+      return std::nullopt;
+    }
     auto message = protocol::receive_message(socket);
-    if (!message || message->type != protocol::MessageType::kProbes) return false;
+    if (!message || message->type != protocol::MessageType::kProbes) return std::nullopt;
     auto probes = protocol::decode_probes(message->payload);
-    if (!probes) return false;
-    protocol::ArmReport report = prepare(*probes);
+    if (!probes) return std::nullopt;
+    return std::move(*probes);
+  }
+
+  // What stays from one session to the next, and what the probes need
+  // that loads libraries (the return stubs' unwinder).
+  static bool set_up_for(const protocol::Probes& probes) {
+    return set_up_once() && (!probes.return_probes || init_return_probes());
+  }
+
+  // Arms, reports, and waits for Go: true once the CLI said it.
+  bool conclude(arch::AgentDescriptor& channel, const protocol::Probes& probes, bool ready) {
+    const int socket = channel.fd();
+    protocol::ArmReport report = prepare(probes, ready);
     const int memory_fd = shm_ ? shm_->fd() : -1;
     const bool sent =
-        socket_->intact() &&
+        channel.intact() &&
         protocol::send_message(socket, protocol::MessageType::kArmReport, encode(report), memory_fd)
             .has_value();
     if (shm_) shm_->close_descriptor();  // the CLI has its own now
     if (!sent) return false;
     auto answer = protocol::receive_message(socket);
-    return answer && answer->type == protocol::MessageType::kGo && socket_->intact();
+    return answer && answer->type == protocol::MessageType::kGo && channel.intact();
   }
 
-  protocol::ArmReport prepare(const protocol::Probes& probes) {
+  // `ready`: what set_up_for() said.
+  protocol::ArmReport prepare(const protocol::Probes& probes, bool ready) {
     AgentState& state = agent_state();
-    const bool returns_ok = !probes.return_probes || init_return_probes();
-    if (!set_up_once() || !create_memory(probes) || !returns_ok) {
+    if (!ready || !create_memory(probes)) {
       return failed(probes,
                     "the agent could not set up (memory, signals, or the return "
                     "stubs' unwind information)");
@@ -391,10 +455,17 @@ const std::string& control_path() { return config().path; }
 bool follow_children() { return config().follow; }
 const std::string& agent_path() { return config().agent; }
 
-bool start_session() {
+namespace {
+
+// kept: its trace memory lives on
+bool start_session(bool borrowed) {
   if (control_path().empty()) return false;
-  return (new Agent())->start(control_path().c_str());  // kept: its trace memory lives on
+  return (new Agent())->start(control_path().c_str(), borrowed);
 }
+
+}  // namespace
+
+bool start_session() { return start_session(/*borrowed=*/false); }
 
 // Never destroyed: breakpoints stay armed through exit handlers and
 // destructors of other objects, and their hits need the state.
@@ -420,5 +491,5 @@ extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const 
   // This thread was borrowed by dprobe attach, which holds its own context
   // (a pc maybe at a syscall it will restart) where no census can see it.
   hold_site_rewrites_while_borrowed();
-  return start_session() ? 0 : -1;
+  return start_session(/*borrowed=*/true) ? 0 : -1;
 }

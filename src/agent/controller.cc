@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/controller.h"
 
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -17,6 +18,7 @@
 #include "agent/syscall_sites.h"
 #include "agent/thread_census.h"
 #include "agent/thread_trace.h"
+#include "arch/runtime/raw_syscall.h"
 #include "protocol/channel.h"
 
 extern "C" {
@@ -62,21 +64,26 @@ void Controller::forget_after_fork() {
   publish_session(0);  // the parent's session; a followed child publishes its own
 }
 
-bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
+bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket, FirstJob first) {
   {
     std::lock_guard lock(mutex_);
     if (socket_) socket_->close();  // an earlier session's, long gone
     socket_ = std::move(socket);
     closed_ = false;
+    detached_ = false;
     answer_.reset();
   }
   started_.store(false);
+  first_ = std::move(first);
+  first_done_.store(0);
+  const bool waits = static_cast<bool>(first_);
   pthread_t thread;
   auto body = [](void* self) -> void* {
     current_thread().is_agent = true;
     set_site_rewriter();
-    static_cast<Controller*>(self)->started_.store(true);
-    static_cast<Controller*>(self)->read_loop();
+    auto* controller = static_cast<Controller*>(self);
+    controller->started_.store(true);
+    if (controller->do_first_job()) controller->read_loop();
     return nullptr;
   };
   // The program's signals are for the program's threads: this one is
@@ -99,10 +106,42 @@ bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket) {
     return false;
   }
   ::pthread_detach(thread);
+  if (waits) return wait_parked_for_first_job();
   // Known as the agent's before anything asks the process's threads
   // (syscall_dispatch.h turns the dispatch on in the program's only).
   for (int wait = 0; wait < 100000 && !started_.load(); ++wait) ::sched_yield();
   return true;
+}
+
+bool Controller::do_first_job() {
+  if (!first_) return true;
+  const bool done = first_(*socket_);
+  first_ = nullptr;
+  if (!done) {
+    std::lock_guard lock(mutex_);
+    socket_->close();
+    closed_ = true;
+  }
+  first_done_.store(done ? 1 : 2);
+  arch::raw_syscall(SYS_futex, arch::raw_arg(&first_done_), FUTEX_WAKE_PRIVATE, 1);
+  return done;
+}
+
+// Nothing of libc runs here from the mask on: the job arms probes in it,
+// and a breakpoint reached with every signal blocked would kill the process.
+bool Controller::wait_parked_for_first_job() {
+  const uint64_t every_signal = ~uint64_t{0};
+  uint64_t before = 0;
+  arch::raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, arch::raw_arg(&every_signal),
+                    arch::raw_arg(&before), sizeof(uint64_t));
+  set_parked_thread(arch::raw_gettid());
+  uint32_t done = 0;
+  while ((done = first_done_.load()) == 0) {
+    arch::raw_syscall(SYS_futex, arch::raw_arg(&first_done_), FUTEX_WAIT_PRIVATE, 0, 0);
+  }
+  set_parked_thread(0);
+  arch::raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, arch::raw_arg(&before), 0, sizeof(uint64_t));
+  return done == 1;
 }
 
 void Controller::read_loop() {
@@ -137,6 +176,7 @@ void Controller::read_loop() {
       restart_optimize_again();
       release_site_rewrites();
     } else if (message->type == protocol::MessageType::kDetach) {
+      stop_asking();
       disarm_everything();
       // The CLI drains once more when told: a hit still writing its record
       // would be counted and never read.
@@ -161,9 +201,18 @@ void Controller::let_go() {
   answered_.notify_all();
 }
 
+// A loader thread may wait in ask() inside its trap handler while the
+// CLI's answer sits in the socket behind the Detach: the handlers the
+// detach waits for would then wait for this thread to read on.
+void Controller::stop_asking() {
+  std::lock_guard lock(mutex_);
+  detached_ = true;
+  answered_.notify_all();
+}
+
 std::optional<protocol::Probes> Controller::ask(const protocol::ObjectsChanged& changed) {
   std::unique_lock lock(mutex_);
-  if (!socket_ || closed_) return std::nullopt;
+  if (!socket_ || closed_ || detached_) return std::nullopt;
   answer_.reset();
   {
     std::lock_guard send_lock(send_mutex_);
@@ -173,7 +222,8 @@ std::optional<protocol::Probes> Controller::ask(const protocol::ObjectsChanged& 
       return std::nullopt;
     }
   }
-  answered_.wait_for(lock, kAnswerTimeout, [&] { return answer_.has_value() || closed_; });
+  answered_.wait_for(lock, kAnswerTimeout,
+                     [&] { return answer_.has_value() || closed_ || detached_; });
   std::optional<protocol::Probes> probes = std::move(answer_);
   answer_.reset();
   return probes;

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,9 +30,16 @@ class Controller {
   // other threads may have held) is left behind for a fresh one.
   static void forget_after_fork();
 
+  // What the reading thread does first, on the socket, before it reads:
+  // false ends the session there (the socket is closed, nothing is read).
+  using FirstJob = std::function<bool(arch::AgentDescriptor& socket)>;
+
   // Starts the reading thread on the connected socket (the agent's own
   // descriptor, high and registered). On failure the socket is closed.
-  bool start(std::unique_ptr<arch::AgentDescriptor> socket);
+  // With a first job, the caller waits for it, parked (thread_census.h):
+  // every signal blocked, in a futex wait, so that none of the program's
+  // code runs on it meanwhile; then returns what the job did.
+  bool start(std::unique_ptr<arch::AgentDescriptor> socket, FirstJob first = {});
   // A session is on: the CLI is there.
   bool running() {
     std::lock_guard lock(mutex_);
@@ -47,7 +55,11 @@ class Controller {
   Controller() = default;
   static Controller*& current();
   void read_loop();
+  // On the reading thread: the first job, if any; false if it failed.
+  bool do_first_job();
+  bool wait_parked_for_first_job();
   void let_go();
+  void stop_asking();
   // The socket's number, if it still is the agent's: the program may have
   // closed it behind the interposers' back (a raw close_range) and put a
   // file of its own there. -1 then: the session is over.
@@ -59,7 +71,11 @@ class Controller {
   std::condition_variable answered_;
   std::optional<protocol::Probes> answer_;
   bool closed_ = false;
+  bool detached_ = false;             // the CLI said Detach: nothing more is asked
   std::atomic<bool> started_{false};  // its thread runs, known as the agent's
+  FirstJob first_;
+  // The first job's outcome, a futex word: 0 while it runs, then 1 or 2.
+  std::atomic<uint32_t> first_done_{0};
 };
 
 // Disarms every probe and stops recording: the program goes on untraced.

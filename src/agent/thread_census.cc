@@ -12,6 +12,7 @@
 
 #include "agent/descriptor_gate.h"
 #include "agent/interrupted_places.h"
+#include "arch/probe_insn.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/raw_syscall.h"
 #include "arch/runtime/safe_memory.h"
@@ -170,6 +171,7 @@ uint64_t g_stack_buffer[512];
 // `attach`: where the thread that loads the agent goes back to.
 std::array<std::atomic<uint64_t>, 4> g_caller_places{};
 std::atomic<size_t> g_caller_place_count{0};
+std::atomic<uint32_t> g_parked{0};
 
 // A thread of the process is about to exec: a question left pending would
 // come to the new program, which does not hold SIGSEGV, and kill it.
@@ -312,22 +314,53 @@ void set_caller_places(std::span<const uint64_t> places) noexcept {
   g_caller_place_count.store(count);
 }
 
-std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places() {
+// The signal frames on a stack from `sp` up, appended to `places`; false
+// when the stack could not be read.
+bool add_frames_above(uint64_t sp, arch::StackBounds alternate,
+                      std::vector<arch::InterruptedPlace>& places) {
   constexpr size_t kMaxPlaces = 16;
   arch::InterruptedPlace frames[kMaxPlaces];
-  const arch::FrameScan scan =
-      arch::interrupted_places_above(own_stack_pointer(), own_alternate_stack(),
-                                     arch::current_restorers(), frames, g_stack_buffer);
-  if (scan.unreadable) return std::nullopt;
-  std::vector<arch::InterruptedPlace> places(frames, frames + scan.found);
+  const arch::FrameScan scan = arch::interrupted_places_above(
+      sp, alternate, arch::current_restorers(), frames, g_stack_buffer);
+  places.insert(places.end(), frames, frames + scan.found);
+  return !scan.unreadable;
+}
+
+// The parked thread's places, or false when it is not seen waiting.
+bool add_parked_places(uint32_t tid, std::vector<arch::InterruptedPlace>& places) {
+  const Sighting seen = look_at(tid);
+  if (seen.kind != Sighting::kStopped) return false;
+  places.push_back({seen.pc, 0});
+  places.push_back({seen.pc - arch::kSyscallInsnBytes, 0});
+  return add_frames_above(seen.sp, {}, places);
+}
+
+std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places() {
+  std::vector<arch::InterruptedPlace> places;
+  if (!add_frames_above(own_stack_pointer(), own_alternate_stack(), places)) return std::nullopt;
   const size_t callers = g_caller_place_count.load();
   for (size_t i = 0; i < callers; ++i) places.push_back({g_caller_places[i].load(), 0});
+  const uint32_t parked = g_parked.load();
+  if (parked != 0 && !add_parked_places(parked, places)) return std::nullopt;
   return places;
+}
+
+void set_parked_thread(uint32_t tid) noexcept { g_parked.store(tid); }
+
+bool parked_thread_settled() {
+  for (int wait = 0; wait < 10000; ++wait) {
+    const uint32_t parked = g_parked.load();
+    if (parked != 0 && look_at(parked).kind == Sighting::kStopped) return true;
+    pause_microseconds(100);
+  }
+  return false;
 }
 
 bool no_other_threads() {
   const std::optional<std::vector<uint32_t>> others = other_threads();
-  return others && others->empty();
+  if (!others) return false;
+  const uint32_t parked = g_parked.load();
+  return std::all_of(others->begin(), others->end(), [&](uint32_t tid) { return tid == parked; });
 }
 
 bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {

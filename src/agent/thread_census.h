@@ -64,8 +64,16 @@ std::optional<std::vector<uint32_t>> other_threads();
 Result<std::vector<bool>, std::string> clear_threads(
     const std::vector<core::DisplacedRange>& ranges);
 
-// Whether the caller is the process's only thread.
+// Whether the caller is the process's only thread, the parked one aside.
 bool no_other_threads();
+// `attach`: the program's thread that loads the agent waits, parked (every
+// signal blocked, in a futex wait), while an agent thread arms: it runs
+// nothing until let go, and is no other thread for direct jumps; where it
+// goes back to is among the hidden places. 0: none parked.
+void set_parked_thread(uint32_t tid) noexcept;
+// Waits (up to a second) until the parked thread is seen waiting in the
+// kernel: false if it never is.
+bool parked_thread_settled();
 // `attach`: where the thread that loads the agent goes back to once the
 // CLI gives it its registers back (protocol::Probes::caller_places); at
 // most 4, forgotten with an empty list once the CLI says it has gone on
@@ -74,8 +82,11 @@ void set_caller_places(std::span<const uint64_t> places) noexcept;
 
 // Places threads go back to that no look at their pcs shows: those of the
 // signal frames on the calling thread's stack (attached, it may be the
-// program's thread, stopped wherever it was), and the caller places.
-// nullopt when the stack could not be read. Under the registry's writer lock.
+// program's thread, stopped wherever it was), and the caller places; and
+// the parked thread's: its pc, the system call a restart takes it back to,
+// and the signal frames on its stack. nullopt when a stack could not be
+// read, or the parked thread is not seen waiting. Under the registry's
+// writer lock.
 std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places();
 
 // In the agent's signal handler: whether the signal is a question of the

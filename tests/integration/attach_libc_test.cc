@@ -1,0 +1,110 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `dprobe attach` with every function of the C library probed, in
+// processes that run on meanwhile: the probes are armed by the agent's own
+// thread while the thread dprobe borrowed waits, parked (controller.h), so
+// the breakpoints its arming reaches are no ptrace stops, and the probes
+// become jumps. Without that, each of the borrowed thread's traps was a
+// stop the CLI passed on: arming took seconds, and no probe became a jump.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "integration/dprobe_run.h"
+#include "integration/live_process.h"
+
+namespace dprobe::integration {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+// Six threads hash a chain until the file `stop` exists, then each checks
+// its chain against one computed again: "done 6 ok" when every link held.
+constexpr const char* kHashers = R"(import hashlib, os, sys, threading
+stop = sys.argv[1]
+results = []
+def chain(n):
+    h = b'seed'
+    for _ in range(n):
+        h = hashlib.sha256(h).digest()
+    return h
+def work():
+    h, n = b'seed', 0
+    while not os.path.exists(stop):
+        h = hashlib.sha256(h).digest()
+        n += 1
+    results.append(chain(n) == h)
+threads = [threading.Thread(target=work) for _ in range(6)]
+for t in threads: t.start()
+print('ready', flush=True)
+for t in threads: t.join()
+print('done', len(results), 'ok' if all(results) else 'WRONG', flush=True)
+)";
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST(AttachLibc, EveryFunctionInAThreadedPythonBecomesAJumpAndThePythonRunsOn) {
+  if (::access(kPython, X_OK) != 0) GTEST_SKIP() << "needs " << kPython;
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  write_file(dir.file("hashers.py"), kHashers);
+  const std::string stop = dir.file("stop");
+  LiveProcess python({kPython, dir.file("hashers.py"), stop}, dir.file("py.out"),
+                     dir.file("py.err"));
+  ASSERT_TRUE(python.started() && python.wait_for_output("ready", 20s)) << python.err();
+
+  const RunResult run = run_dprobe({"attach", "-p", std::to_string(python.pid()), "-e",
+                                    "p libc.so.6:*", "-e", "r libc.so.6:*", "--probes",
+                                    "--buffer-size", "16K", "--duration", "1", "-o", "/dev/null"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.err, Not(HasSubstr("did not drain"))) << run;
+  // Of about 2,100 places listed (a function's entry and return probes
+  // share one), the hundred or so left as breakpoints are so for their
+  // code (short functions, jump tables), not for where the threads were.
+  const size_t optimized = count_of(run.err, "[OPTIMIZED]");
+  const size_t breakpoints = count_of(run.err, "[BREAKPOINT");
+  EXPECT_GT(optimized, 1800u) << breakpoints << " breakpoints\n" << run;
+  EXPECT_LT(breakpoints, optimized / 8) << run;
+
+  write_file(stop, "");
+  EXPECT_EQ(python.wait(30s), 0) << python.err();
+  EXPECT_EQ(python.out(), "ready\ndone 6 ok\n") << python.err();
+}
+
+// A process of one thread: functions the C library runs with every signal
+// blocked (getpid in thread start, dup2 in posix_spawn's child) take a
+// jump, written while the borrowed thread is parked and nothing else runs;
+// a breakpoint there could kill the process.
+TEST(AttachLibc, AProcessOfOneThreadTakesJumpsWhereABreakpointCouldKillIt) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess sleeper({program("attach_sleeper_O2"), "sleep", "3000"}, dir.file("sleeper.out"),
+                      dir.file("sleeper.err"));
+  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping", 20s)) << sleeper.err();
+
+  const RunResult run = run_dprobe({"attach", "-p", std::to_string(sleeper.pid()), "-e",
+                                    "p:g/pid libc.so.6:getpid", "-e", "p:g/dup libc.so.6:dup2",
+                                    "--probes", "--duration", "0.3", "-o", "/dev/null"});
+  ASSERT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.err, testing::ContainsRegex("getpid\\+0x0/0x[0-9a-f]+  \\[OPTIMIZED\\]")) << run;
+  EXPECT_THAT(run.err, testing::ContainsRegex("dup2\\+0x0/0x[0-9a-f]+  \\[OPTIMIZED\\]")) << run;
+
+  EXPECT_EQ(sleeper.wait(30s), 0) << sleeper.err();
+  EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
+}
+
+}  // namespace
+}  // namespace dprobe::integration
