@@ -53,7 +53,7 @@ void forget_holder(uint32_t tid) {
 // The holds of threads that are gone (cancelled in the call, or, in a
 // forked child, the parent's): let go. Whether any was.
 bool release_gone_holders() {
-  const uint32_t pid = arch::raw_getpid();
+  const uint32_t pid = arch::own_pid();
   bool released = false;
   for (std::atomic<uint32_t>& holder : g_holders) {
     uint32_t tid = holder.load();

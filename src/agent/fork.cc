@@ -9,6 +9,7 @@
 #include "agent/return_probes.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/thread_trace.h"
+#include "arch/runtime/raw_syscall.h"
 
 namespace dprobe::agent {
 namespace {
@@ -19,6 +20,7 @@ void before_fork() { agent_state().registry_writer.lock(); }
 void in_parent() { agent_state().registry_writer.unlock(); }
 
 void in_child() {
+  arch::note_own_pid();  // first: what follows may ask it
   AgentState& state = agent_state();
   state.recording.store(false);
   dispatch_after_fork(false);      // a followed child turns it on again when its session starts

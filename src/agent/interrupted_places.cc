@@ -47,7 +47,7 @@ void forget_interrupted(uint32_t place) noexcept {
 
 bool interrupted_inside(uint64_t begin, uint64_t end) noexcept {
   if (g_unnoted.load() != 0) return true;
-  const uint32_t pid = arch::raw_getpid();
+  const uint32_t pid = arch::own_pid();
   for (Place& place : g_places) {
     const uint32_t tid = place.tid.load(std::memory_order_acquire);
     if (tid == 0) continue;

@@ -104,7 +104,7 @@ void release_unblocked() {
     const int sig = take_pending(ready, &info);
     ready &= ~signal_bit(sig);
     // To itself, the siginfo unchanged: the kernel allows any si_code then.
-    arch::raw_syscall(SYS_rt_tgsigqueueinfo, arch::raw_getpid(), arch::raw_gettid(), sig,
+    arch::raw_syscall(SYS_rt_tgsigqueueinfo, arch::own_pid(), arch::raw_gettid(), sig,
                       arch::raw_arg(&info));
   }
 }

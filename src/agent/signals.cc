@@ -38,7 +38,7 @@ void take_default(int sig, ucontext_t& context) {
   const SignalMask bit = signal_bit(sig);
   kernel_sigmask(SIG_UNBLOCK, &bit, nullptr);
   set_kernel_mask(context.uc_sigmask, to_kernel_mask(context.uc_sigmask) & ~bit);
-  arch::raw_syscall(SYS_tgkill, arch::raw_getpid(), arch::raw_gettid(), sig);
+  arch::raw_syscall(SYS_tgkill, arch::own_pid(), arch::raw_gettid(), sig);
   // Still here only for a default action that stops: continued, the
   // agent's handler goes back in.
   const RecordedAction now = read_action(sig);

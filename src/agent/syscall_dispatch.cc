@@ -127,7 +127,7 @@ bool take_slot(uint32_t index, uint32_t owner, uint32_t tid, uint32_t pid) {
 }
 
 int32_t claim_selector(uint32_t tid) {
-  const uint32_t pid = arch::raw_getpid();
+  const uint32_t pid = arch::own_pid();
   for (uint32_t pass = 0; pass < 2; ++pass) {
     for (uint32_t i = 0; i < kMaxSelectors; ++i) {
       const uint32_t owner = g_selector_owner[i].load(std::memory_order_relaxed);

@@ -449,7 +449,7 @@ bool send_tagged_signal(uint32_t tid, uint32_t tag, uint32_t low) {
   siginfo_t info{};
   info.si_signo = kQuestionSignal;
   info.si_code = SI_QUEUE;
-  info.si_pid = static_cast<pid_t>(arch::raw_getpid());
+  info.si_pid = static_cast<pid_t>(arch::own_pid());
   info.si_uid = static_cast<uid_t>(arch::raw_syscall(SYS_getuid));
   info.si_value.sival_ptr = reinterpret_cast<void*>((uint64_t{tag} << 32) | low);
   return !arch::raw_failed(arch::raw_syscall(SYS_rt_tgsigqueueinfo, info.si_pid, tid,
@@ -458,7 +458,7 @@ bool send_tagged_signal(uint32_t tid, uint32_t tag, uint32_t low) {
 
 uint32_t tag_of(int sig, const siginfo_t& info) {
   if (sig != kQuestionSignal || info.si_code != SI_QUEUE ||
-      static_cast<uint32_t>(info.si_pid) != arch::raw_getpid()) {
+      static_cast<uint32_t>(info.si_pid) != arch::own_pid()) {
     return 0;
   }
   return static_cast<uint32_t>(reinterpret_cast<uint64_t>(info.si_value.sival_ptr) >> 32);

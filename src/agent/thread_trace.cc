@@ -85,7 +85,10 @@ void publish_name(ThreadTrace& t) {
 
 }  // namespace
 
-void init_thread_traces() { g_pid.store(arch::raw_getpid(), std::memory_order_relaxed); }
+void init_thread_traces() {
+  arch::note_own_pid();
+  g_pid.store(arch::own_pid(), std::memory_order_relaxed);
+}
 
 ThreadTrace& current_thread() { return t_trace; }
 
@@ -108,7 +111,8 @@ void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& end) noexcept {
 }
 
 void thread_forked() {
-  g_pid.store(arch::raw_getpid(), std::memory_order_relaxed);
+  arch::note_own_pid();
+  g_pid.store(arch::own_pid(), std::memory_order_relaxed);
   t_trace.has_ring = false;
   t_trace.pid = 0;
   t_trace.tid = 0;

@@ -220,6 +220,8 @@ static int own_sigsys_in_a_loop(void) {
   printf("syscall_edges: seccomp loop answered %d site %d traps %d\n", answered == calls,
          at_site == calls, sigsys_count == calls);
   fprintf(stderr, "syscall_edges: site rewritten %d\n", rewritten);
+  if (sigsys_count != calls)
+    fprintf(stderr, "syscall_edges: %d traps, %d calls\n", sigsys_count, calls);
   return answered == calls ? 0 : 1;
 }
 

@@ -14,6 +14,7 @@
 
 #include <sys/syscall.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 
@@ -67,6 +68,17 @@ inline bool raw_failed(long result) noexcept { return result < 0 && result >= -4
 
 inline uint32_t raw_gettid() noexcept { return static_cast<uint32_t>(raw_syscall(SYS_gettid)); }
 inline uint32_t raw_getpid() noexcept { return static_cast<uint32_t>(raw_syscall(SYS_getpid)); }
+
+// The process's id as the agent noted it (at start, and in a forked
+// child), or 0. A program's seccomp filter may trap getpid, as sandboxes
+// do: the agent's code that runs on the program's threads (its signal
+// handlers, its interposers) asks own_pid(), never the kernel.
+inline std::atomic<uint32_t> g_noted_pid{0};
+inline void note_own_pid() noexcept { g_noted_pid.store(raw_getpid(), std::memory_order_relaxed); }
+inline uint32_t own_pid() noexcept {
+  const uint32_t noted = g_noted_pid.load(std::memory_order_relaxed);
+  return noted != 0 ? noted : raw_getpid();
+}
 
 // Whether thread `tid` of process `pid` still runs (a signal 0 finds it).
 inline bool raw_thread_alive(uint32_t pid, uint32_t tid) noexcept {

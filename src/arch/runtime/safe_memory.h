@@ -71,8 +71,8 @@ inline int64_t safe_read_string(char* dst, uint64_t src, size_t capacity) noexce
 inline bool kernel_read(void* dst, uint64_t src, size_t size) noexcept {
   const iovec local{dst, size};
   const iovec remote{reinterpret_cast<void*>(src), size};
-  return raw_syscall(SYS_process_vm_readv, raw_getpid(), raw_arg(&local), 1, raw_arg(&remote), 1,
-                     0) == static_cast<long>(size);
+  return raw_syscall(SYS_process_vm_readv, own_pid(), raw_arg(&local), 1, raw_arg(&remote), 1, 0) ==
+         static_cast<long>(size);
 }
 
 // For the agent's SIGSEGV and SIGBUS handlers, first thing: if the faulting
