@@ -156,8 +156,45 @@ Result<uint64_t> TracedProcess::push_string(const std::string& text) {
   return scratch_;
 }
 
+namespace {
+
+// The signals the agent's handlers take from the code they run on (a
+// breakpoint's SIGTRAP, the census's SIGSEGV, a fault's SIGBUS, a
+// dispatched system call's SIGSYS). A thread stopped with them blocked (the
+// main thread in pthread_create's clone, which blocks every signal) would
+// be killed by the first breakpoint its call reaches: the kernel delivers
+// a blocked trap as if no handler were there.
+constexpr uint64_t kAgentSignals = (uint64_t{1} << (SIGTRAP - 1)) | (uint64_t{1} << (SIGSEGV - 1)) |
+                                   (uint64_t{1} << (SIGBUS - 1)) | (uint64_t{1} << (SIGSYS - 1));
+
+// The thread's signal mask with the agent's signals let through, for as
+// long as it lives; then the program's own again.
+class AgentSignalsOpen {
+ public:
+  explicit AgentSignalsOpen(pid_t tid) : tid_(tid) {
+    saved_ = ::ptrace(PTRACE_GETSIGMASK, tid_, sizeof(mask_), &mask_) == 0;
+    if (!saved_ || (mask_ & kAgentSignals) == 0) return;
+    uint64_t open = mask_ & ~kAgentSignals;
+    changed_ = ::ptrace(PTRACE_SETSIGMASK, tid_, sizeof(open), &open) == 0;
+  }
+  ~AgentSignalsOpen() {
+    if (changed_) (void)::ptrace(PTRACE_SETSIGMASK, tid_, sizeof(mask_), &mask_);
+  }
+  AgentSignalsOpen(const AgentSignalsOpen&) = delete;
+  AgentSignalsOpen& operator=(const AgentSignalsOpen&) = delete;
+
+ private:
+  pid_t tid_;
+  uint64_t mask_ = 0;
+  bool saved_ = false;
+  bool changed_ = false;
+};
+
+}  // namespace
+
 Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<uint64_t> args,
                                      std::chrono::milliseconds timeout) {
+  const AgentSignalsOpen open(caller_);  // while the call runs; given back as it was
   arch::RemoteRegs saved{};
   if (!arch::read_remote_regs(caller_, saved)) {
     return fail("cannot read registers: " + errno_text());

@@ -106,5 +106,34 @@ TEST(AttachLibc, AProcessOfOneThreadTakesJumpsWhereABreakpointCouldKillIt) {
   EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
 }
 
+// Attached while its main thread waits with every signal blocked (as in
+// pthread_create's clone), the calls dprobe has that thread make (dlopen,
+// dlclose) reach breakpoints (--no-optimize keeps them so): the agent's
+// signals are let through for the calls, and the thread's own mask comes
+// back after them. Blocked, the first trap killed the process.
+TEST(AttachLibc, AMainThreadStoppedWithEverySignalBlockedMakesItsCallsThroughBreakpoints) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess sleeper({program("attach_sleeper_O2"), "blocked", "3000"}, dir.file("sleeper.out"),
+                      dir.file("sleeper.err"));
+  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping blocked", 20s))
+      << sleeper.err();
+  const std::string status = "/proc/" + std::to_string(sleeper.pid()) + "/status";
+  ASSERT_THAT(read_file(status), HasSubstr("SigBlk:\tfffffffe7ffbfeff")) << read_file(status);
+
+  const RunResult run =
+      run_dprobe({"attach", "-p", std::to_string(sleeper.pid()), "-e",
+                  "p:g/close libc.so.6:dlclose", "-e", "p:g/open libc.so.6:dlopen", "--no-optimize",
+                  "--profile", "--duration", "0.3", "-o", "/dev/null"});
+  ASSERT_EQ(run.status, 0) << run;
+  const auto closes = profile_row(parse_profile(run.err), "close");
+  ASSERT_TRUE(closes) << run;
+  EXPECT_GE(closes->hits, 1u) << "dprobe's own dlclose of its hook is a hit: " << run;
+  EXPECT_THAT(read_file(status), HasSubstr("SigBlk:\tfffffffe7ffbfeff")) << "the mask given back";
+
+  EXPECT_EQ(sleeper.wait(30s), 0) << sleeper.err();
+  EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
+}
+
 }  // namespace
 }  // namespace dprobe::integration

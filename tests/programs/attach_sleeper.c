@@ -6,6 +6,9 @@
 //                                before, then "attach_sleeper: slept R E MS"
 //                                (R: nanosleep's return, E: errno, MS: the
 //                                milliseconds it really slept)
+//   attach_sleeper blocked MS    the same with every signal blocked (as in
+//                                pthread_create's clone): "attach_sleeper:
+//                                sleeping blocked" before it
 //   attach_sleeper orphan SECS   main calls pthread_exit while a worker
 //                                calls sleeper_probe() every 2 ms for SECS:
 //                                "attach_sleeper: worker ready", then
@@ -13,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +49,7 @@ static void* worker(void* arg) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: attach_sleeper sleep MS | orphan SECONDS\n");
+    fprintf(stderr, "usage: attach_sleeper sleep MS | blocked MS | orphan SECONDS\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -58,7 +62,13 @@ int main(int argc, char** argv) {
   struct timespec want = {ms / 1000, (ms % 1000) * 1000000L};
   struct timespec left = {0, 0};
   sleeper_probe(0);
-  printf("attach_sleeper: sleeping\n");
+  const int blocked = strcmp(argv[1], "blocked") == 0;
+  if (blocked) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+  }
+  printf("attach_sleeper: sleeping%s\n", blocked ? " blocked" : "");
   const double start = now_ms();
   const int result = nanosleep(&want, &left);
   const int error = result == 0 ? 0 : errno;
