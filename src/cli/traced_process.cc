@@ -60,6 +60,23 @@ bool is_zombie(pid_t pid, pid_t tid) {
          (text[close + 2] == 'Z' || text[close + 2] == 'X');
 }
 
+// Gone, or on its way: no stat file, or a zombie's or a dead task's.
+bool exited(pid_t pid, pid_t tid) {
+  const std::string stat =
+      "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat";
+  return ::access(stat.c_str(), F_OK) != 0 || is_zombie(pid, tid);
+}
+
+// Whether this process traces the thread (TracerPid in its status).
+bool traced_by_us(pid_t pid, pid_t tid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("TracerPid:", 0) == 0) return std::atol(line.c_str() + 10) == ::getpid();
+  }
+  return false;
+}
+
 Result<void> write_memory(pid_t pid, uint64_t address, const void* data, size_t size) {
   iovec local{const_cast<void*>(data), size};
   iovec remote{reinterpret_cast<void*>(address), size};
@@ -110,6 +127,15 @@ Result<void> TracedProcess::seize_all() {
       found_new = true;
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACECLONE) != 0) {
         if (errno == ESRCH) continue;  // the thread just exited
+        // One that is exiting refuses too (EPERM) while /proc still lists it.
+        if (errno == EPERM && exited(pid_, tid)) continue;
+        // One a seized thread made is ours already (PTRACE_O_TRACECLONE),
+        // and reports its first stop.
+        if (errno == EPERM && traced_by_us(pid_, tid)) {
+          threads_.insert(tid);
+          if (auto stopped = wait_for_stop(tid); !stopped) return stopped;
+          continue;
+        }
         return fail(seize_failure(pid_));
       }
       threads_.insert(tid);
@@ -326,16 +352,6 @@ static void detach_thread(pid_t pid, pid_t tid) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-}
-
-// Whether this process traces the thread (TracerPid in its status).
-static bool traced_by_us(pid_t pid, pid_t tid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("TracerPid:", 0) == 0) return std::atol(line.c_str() + 10) == ::getpid();
-  }
-  return false;
 }
 
 void TracedProcess::detach() {

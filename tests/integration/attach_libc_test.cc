@@ -50,6 +50,22 @@ for t in threads: t.join()
 print('done', len(results), 'ok' if all(results) else 'WRONG', flush=True)
 )";
 
+// Threads started and joined without pause, four at a time, until the
+// file `stop` exists: "started N" (a multiple of 4) at the end.
+constexpr const char* kThreadStarter = R"(import hashlib, os, sys, threading
+stop = sys.argv[1]
+def work():
+    hashlib.sha256(b'x' * 1000).hexdigest()
+started = 0
+print('ready', flush=True)
+while not os.path.exists(stop):
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    started += 4
+print('started', started % 4 == 0 and started > 0, flush=True)
+)";
+
 size_t count_of(const std::string& text, const std::string& what) {
   size_t count = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
@@ -82,6 +98,31 @@ TEST(AttachLibc, EveryFunctionInAThreadedPythonBecomesAJumpAndThePythonRunsOn) {
   write_file(stop, "");
   EXPECT_EQ(python.wait(30s), 0) << python.err();
   EXPECT_EQ(python.out(), "ready\ndone 6 ok\n") << python.err();
+}
+
+// Its main thread is in pthread_create most of the time, often with every
+// signal blocked (around clone), and threads run their start and exit code
+// (some of it with every signal blocked too) all along: attached to again
+// and again with every function of libc probed, entry and return, it
+// lives on and ends as it would have.
+TEST(AttachLibc, APythonStartingThreadsWithoutPauseLivesThroughAttaches) {
+  if (::access(kPython, X_OK) != 0) GTEST_SKIP() << "needs " << kPython;
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  write_file(dir.file("starter.py"), kThreadStarter);
+  const std::string stop = dir.file("stop");
+  LiveProcess python({kPython, dir.file("starter.py"), stop}, dir.file("py.out"),
+                     dir.file("py.err"));
+  ASSERT_TRUE(python.started() && python.wait_for_output("ready", 20s)) << python.err();
+  for (int attach = 0; attach < 6; ++attach) {
+    const RunResult run = run_dprobe({"attach", "-p", std::to_string(python.pid()), "-e",
+                                      "p libc.so.6:*", "-e", "r libc.so.6:*", "--buffer-size",
+                                      "16K", "--duration", "0.3", "-o", "/dev/null"});
+    ASSERT_EQ(run.status, 0) << "attach " << attach << ": " << run << "\n" << python.err();
+  }
+  write_file(stop, "");
+  EXPECT_EQ(python.wait(30s), 0) << python.err();
+  EXPECT_EQ(python.out(), "ready\nstarted True\n") << python.err();
 }
 
 // A process of one thread: functions the C library runs with every signal
