@@ -300,7 +300,9 @@ class Agent {
   // Arms, reports, and waits for Go: true once the CLI said it.
   bool conclude(arch::AgentDescriptor& channel, const protocol::Probes& probes, bool ready) {
     const int socket = channel.fd();
+    channel_ = &channel;
     protocol::ArmReport report = prepare(probes, ready);
+    channel_ = nullptr;
     const int memory_fd = shm_ ? shm_->fd() : -1;
     const bool sent =
         channel.intact() &&
@@ -353,6 +355,7 @@ class Agent {
     // their hits before the CLI's Go are the session's too.
     state.entry_times.store(probes.entry_times, std::memory_order_relaxed);
     state.recording.store(true);
+    hold_threads(probes);
     {
       std::lock_guard lock(state.registry_writer);
       auto armed = state.registry->arm_all();
@@ -364,6 +367,23 @@ class Agent {
     report.states = probe_states(0, UINT64_MAX);
     report.trace_memory_bytes = shm_ ? shm_->size() : 0;
     return report;
+  }
+
+  // Attached, with other threads in the program: the CLI stops them until
+  // it has the arm report, so that none reaches a breakpoint before it
+  // becomes a jump (one reached with every signal blocked, as a thread's
+  // exit does, would kill the process). The census sees them stopped.
+  // Whether they are held does not change what is done: it is as safe
+  // with them running.
+  void hold_threads(const protocol::Probes& probes) {
+    if (!probes.holds_threads || !probes.optimize || channel_ == nullptr || no_other_threads()) {
+      return;
+    }
+    const int socket = channel_->fd();
+    const protocol::HoldThreads hold{{arch::raw_gettid()}};
+    if (!protocol::send_message(socket, protocol::MessageType::kHoldThreads, encode(hold))) return;
+    auto answer = protocol::receive_message(socket);
+    if (answer && answer->fd >= 0) ::close(answer->fd);
   }
 
   // The registry and the signal handlers live as long as the process.
@@ -423,6 +443,7 @@ class Agent {
   }
 
   std::unique_ptr<arch::AgentDescriptor> socket_;
+  arch::AgentDescriptor* channel_ = nullptr;  // while conclude() runs
   trace::SharedMemory* shm_ = nullptr;
 };
 

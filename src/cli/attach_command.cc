@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <ostream>
 #include <thread>
 
@@ -24,6 +25,7 @@
 #include "cli/process_maps.h"
 #include "cli/progress.h"
 #include "cli/session.h"
+#include "cli/thread_hold.h"
 #include "cli/trace_loop.h"
 #include "cli/trace_setup.h"
 #include "cli/traced_process.h"
@@ -164,10 +166,11 @@ int ptrace_scope() {
 
 // Has the process call dlopen(path, flags); the other threads run meanwhile.
 Result<uint64_t> load(TracedProcess& process, uint64_t dlopen_address, const std::string& path,
-                      int flags) {
+                      int flags, const std::function<void()>& between = {}) {
   auto pushed = process.push_string(path);
   if (!pushed) return unexpected(pushed.error());
-  auto handle = process.call(dlopen_address, {*pushed, static_cast<uint64_t>(flags)}, kCallTimeout);
+  auto handle =
+      process.call(dlopen_address, {*pushed, static_cast<uint64_t>(flags)}, kCallTimeout, between);
   if (!handle) return handle;
   if (*handle == 0) return fail("the process could not load " + path);
   return handle;
@@ -209,6 +212,12 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   auto hook = server.install_copy(attach_hook_path(), hook_name);
   if (!hook) return unexpected(hook.error());
 
+  // While the agent arms, the program's threads are held (thread_hold.h).
+  ThreadHold hold(process);
+  session_options.hold_threads = [&](const std::vector<uint32_t>& running) {
+    return hold.hold(running);
+  };
+  session_options.release_threads = [&] { hold.release(); };
   int status = 0;
   std::unique_ptr<Session> session;
   std::thread serving([&] {
@@ -225,7 +234,8 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     }
     session = std::move(owned);
   });
-  auto hooked = load(process, *dlopen_address, *hook, RTLD_NOW);
+  auto hooked = load(process, *dlopen_address, *hook, RTLD_NOW, [&] { hold.serve(); });
+  hold.end();
   serving.join();
   server.remove_file(hook_name);
   if (hooked) (void)process.call(*dlclose_address, {*hooked}, kCallTimeout);

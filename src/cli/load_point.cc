@@ -2,8 +2,10 @@
 #include "cli/load_point.h"
 
 #include <link.h>
+#include <sys/syscall.h>
 
 #include <cstddef>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -15,6 +17,20 @@ constexpr auto kRetryPause = std::chrono::milliseconds(2);
 bool is_loader(const std::string& path) {
   const std::string base = path.substr(path.rfind('/') + 1);
   return base.rfind("ld-linux", 0) == 0 || base.rfind("ld-", 0) == 0;
+}
+
+// The system calls malloc and the thread stack cache make in the middle
+// of their work (their lists and the thread's tcache half-updated): a
+// thread waiting in one of them must not be made to call dlopen, which
+// allocates.
+bool in_allocator_call(pid_t pid, pid_t tid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
+  long nr = -1;
+  if (!(file >> nr)) return true;  // unknown: as if it were
+  for (const long busy : {SYS_mmap, SYS_munmap, SYS_mremap, SYS_madvise, SYS_mprotect, SYS_brk}) {
+    if (nr == busy) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -51,7 +67,11 @@ LoadPoint::Stop LoadPoint::classify(const TracedProcess& process) const {
   auto stop = process.main_stop_point();
   if (!stop) return Stop::kUnsure;
   if (inside(loader_, stop->pc)) return Stop::kLoaderBusy;
-  return !inside(libc_, stop->pc) || stop->in_system_call ? Stop::kReached : Stop::kUnsure;
+  if (!inside(libc_, stop->pc)) return Stop::kReached;
+  // In the C library: only a system call, and not one the allocator makes.
+  return stop->in_system_call && !in_allocator_call(process.pid(), process.caller())
+             ? Stop::kReached
+             : Stop::kUnsure;
 }
 
 Result<TracedProcess> stop_at_load_point(pid_t pid, std::chrono::milliseconds patience,

@@ -39,7 +39,8 @@ class LoadPoint {
   enum class Stop {
     kLoaderBusy,  // a load or unload under way, or the main thread in the loader
     kUnsure,      // the main thread runs C library code outside a system call, or
-                  // where it is cannot be read
+                  // in one the allocator makes (mmap, munmap, madvise, brk, ...),
+                  // or where it is cannot be read
     kReached,
   };
   Stop classify(const TracedProcess& process) const;

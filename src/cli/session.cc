@@ -184,6 +184,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
                           options.syscall_summary};
   probes.entry_times = options.entry_times || uses_duration(set);
   probes.caller_places = options.caller_places;
+  probes.holds_threads = static_cast<bool>(options.hold_threads);
   for (const trace::ProbeSpec& spec : set.specs()) {
     if (trace::is_syscall_source(spec.event.source)) probes.syscall_events.push_back(spec);
   }
@@ -194,8 +195,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
     return kExitFailure;
   }
   int fd = -1;
-  auto report =
-      receive(socket_, protocol::MessageType::kArmReport, protocol::decode_arm_report, &fd);
+  auto report = receive_arm_report(options, fd);
   if (!report) {
     errors << "dprobe: error: no arm report from the agent: " << report.error().message << "\n";
     return kExitFailure;
@@ -233,6 +233,32 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   memory_ = *memory;
   for (const trace::ProbeSpec& spec : set.specs()) events_.push_back(spec.event);
   return 0;
+}
+
+Result<protocol::ArmReport> Session::receive_arm_report(const SessionOptions& options, int& fd) {
+  while (true) {
+    auto message = protocol::receive_message(socket_);
+    if (!message) {
+      if (options.release_threads) options.release_threads();
+      return unexpected(message.error());
+    }
+    if (message->type == protocol::MessageType::kArmReport) {
+      if (options.release_threads) options.release_threads();
+      fd = message->fd;
+      return protocol::decode_arm_report(message->payload);
+    }
+    if (message->fd >= 0) ::close(message->fd);
+    if (message->type != protocol::MessageType::kHoldThreads) {
+      return fail("the agent sent an unexpected message");
+    }
+    auto hold = protocol::decode_hold_threads(message->payload);
+    const bool held = hold && options.hold_threads && options.hold_threads(hold->running);
+    const std::byte answer{static_cast<uint8_t>(held ? 1 : 0)};
+    if (auto sent = send(protocol::MessageType::kThreadsHeld, std::span(&answer, 1)); !sent) {
+      if (options.release_threads) options.release_threads();
+      return unexpected(sent.error());
+    }
+  }
 }
 
 // The program must not run a single instruction of its own once its probes

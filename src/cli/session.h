@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,11 @@ struct SessionOptions {
   // `attach`: where the thread that loads the agent goes back to
   // (protocol::Probes::caller_places).
   std::vector<uint64_t> caller_places;
+  // `attach`: holds the program's threads but the agent's `running` ones
+  // (MessageType::kHoldThreads), true if it did; and lets them go again,
+  // once the arm report is in. Neither given: the agent is told it cannot.
+  std::function<bool(const std::vector<uint32_t>& running)> hold_threads;
+  std::function<void()> release_threads;
 };
 
 class Session {
@@ -99,6 +105,9 @@ class Session {
   int arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
           const SessionOptions& options, std::ostream& errors);
   void abort();
+  // The arm report, holding the program's threads meanwhile if the agent
+  // asks; its trace memory's descriptor in `fd`.
+  Result<protocol::ArmReport> receive_arm_report(const SessionOptions& options, int& fd);
   // Every message to the agent goes through here: the serving thread
   // answers the loader's questions while this one says Resumed or Detach,
   // and a message's header and payload must not interleave with another's.

@@ -125,25 +125,12 @@ Result<void> TracedProcess::seize_all() {
       if (threads_.contains(tid)) continue;
       if (is_zombie(pid_, tid)) continue;  // a main thread that called pthread_exit
       found_new = true;
-      if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACECLONE) != 0) {
-        if (errno == ESRCH) continue;  // the thread just exited
-        // One that is exiting refuses too (EPERM) while /proc still lists it.
-        if (errno == EPERM && exited(pid_, tid)) continue;
-        // One a seized thread made is ours already (PTRACE_O_TRACECLONE),
-        // and reports its first stop.
-        if (errno == EPERM && traced_by_us(pid_, tid)) {
-          threads_.insert(tid);
-          if (auto stopped = wait_for_stop(tid); !stopped) return stopped;
-          continue;
-        }
-        return fail(seize_failure(pid_));
-      }
-      threads_.insert(tid);
+      auto seized = seize(tid);
+      if (!seized) return unexpected(seized.error());
+      if (!*seized) continue;
       // The calls run on the main thread, or on the first live one when
       // the main thread has exited.
       if (caller_ <= 0 || tid == pid_) caller_ = tid;
-      ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
-      if (auto stopped = wait_for_stop(tid); !stopped) return stopped;
     }
     if (!found_new) {
       if (caller_ <= 0) return fail("process " + std::to_string(pid_) + " has no live thread");
@@ -153,18 +140,70 @@ Result<void> TracedProcess::seize_all() {
   return fail("the process keeps creating threads; cannot stop them all");
 }
 
-Result<void> TracedProcess::wait_for_stop(pid_t tid) {
-  int status = 0;
-  // A Ctrl-C meanwhile is for later (attach detaches once set up).
-  pid_t waited;
-  while ((waited = ::waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+Result<bool> TracedProcess::seize(pid_t tid) {
+  if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACECLONE) != 0) {
+    if (errno == ESRCH) return false;  // the thread just exited
+    // One that is exiting refuses too (EPERM) while /proc still lists it.
+    if (errno == EPERM && exited(pid_, tid)) return false;
+    // One a seized thread made is ours already (PTRACE_O_TRACECLONE), and
+    // reports its first stop.
+    if (errno != EPERM || !traced_by_us(pid_, tid)) return fail(seize_failure(pid_));
+  } else {
+    ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
   }
-  if (waited != tid) return fail("waiting for thread: " + errno_text());
-  if (WIFEXITED(status) || WIFSIGNALED(status)) {
-    threads_.erase(tid);
+  threads_.insert(tid);
+  if (auto stopped = wait_for_stop(tid); !stopped) return unexpected(stopped.error());
+  return threads_.contains(tid);
+}
+
+Result<void> TracedProcess::hold_others(const std::set<pid_t>& running) {
+  for (int round = 0; round < 100; ++round) {
+    bool found_new = false;
+    for (pid_t tid : list_threads(pid_)) {
+      if (threads_.contains(tid) || running.contains(tid) || is_zombie(pid_, tid)) continue;
+      found_new = true;
+      if (auto seized = seize(tid); !seized) return unexpected(seized.error());
+    }
+    if (!found_new) return {};
+  }
+  return fail("the process keeps creating threads; cannot stop them all");
+}
+
+Result<void> TracedProcess::wait_for_stop(pid_t tid) {
+  while (true) {
+    int status = 0;
+    // A Ctrl-C meanwhile is for later (attach detaches once set up).
+    pid_t waited;
+    while ((waited = ::waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+    }
+    if (waited != tid) return fail("waiting for thread: " + errno_text());
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      threads_.erase(tid);
+      return {};
+    }
+    const int event = status >> 16;
+    if (event != 0 && event != PTRACE_EVENT_STOP) {
+      // Inside a system call (a clone's, PTRACE_O_TRACECLONE): the thread
+      // must finish it first. Taken here, a call would run before the
+      // clone returns, and the thread get back the registers of a system
+      // call not yet made (clone3 seen to fail, and done again by clone).
+      // Interrupted again, it stops once it has returned.
+      ::ptrace(PTRACE_CONT, tid, nullptr, nullptr);
+      ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+      continue;
+    }
+    // Stopped by a signal on its way to the thread rather than by our
+    // interrupt: it is given on when the thread is let go, not lost.
+    if (event == 0) pending_signals_[tid] = WSTOPSIG(status);
     return {};
   }
-  return {};
+}
+
+void TracedProcess::let_go(pid_t tid) {
+  const auto pending = pending_signals_.find(tid);
+  const long sig = pending == pending_signals_.end() ? 0 : pending->second;
+  if (pending != pending_signals_.end()) pending_signals_.erase(pending);
+  ::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(sig));
 }
 
 Result<uint64_t> TracedProcess::push_string(const std::string& text) {
@@ -219,7 +258,8 @@ class AgentSignalsOpen {
 }  // namespace
 
 Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<uint64_t> args,
-                                     std::chrono::milliseconds timeout) {
+                                     std::chrono::milliseconds timeout,
+                                     const std::function<void()>& between) {
   const AgentSignalsOpen open(caller_);  // while the call runs; given back as it was
   arch::RemoteRegs saved{};
   if (!arch::read_remote_regs(caller_, saved)) {
@@ -249,6 +289,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
     int status = 0;
     const pid_t tid = ::waitpid(-1, &status, __WALL | WNOHANG);
     if (tid == 0) {
+      if (between) between();
       if (std::chrono::steady_clock::now() > deadline) {
         if (auto back = take_back(saved); !back) return unexpected(back.error());
         return fail("the process did not finish the call in time (a lock it needs may be held)");
@@ -257,6 +298,10 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
       continue;
     }
     if (tid < 0) return fail("waiting for the call: " + errno_text());
+    if (tid != caller_ && threads_.contains(tid)) {  // held (hold_others): stays so
+      if (WIFEXITED(status) || WIFSIGNALED(status)) threads_.erase(tid);
+      continue;
+    }
     if (tid != caller_) {
       // A thread the call created (the agent's own), seized through
       // PTRACE_O_TRACECLONE: it runs untraced from its first stop, as the
@@ -334,7 +379,7 @@ void TracedProcess::release_other_threads() {
       ++it;
       continue;
     }
-    ::ptrace(PTRACE_DETACH, *it, nullptr, nullptr);
+    let_go(*it);
     it = threads_.erase(it);
   }
 }

@@ -18,7 +18,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <string>
 
@@ -43,8 +45,12 @@ class TracedProcess {
   // thread (or, if it has exited, on another live one) and returns what it returns. A call that
   // does not return in time is taken back: the thread gets its registers again and goes on where it
   // was stopped.
+  // `between`, if given, runs on this thread while the call runs, every
+  // few hundred microseconds: what must be done with ptrace meanwhile
+  // (hold_others) is done there, by the tracing thread.
   Result<uint64_t> call(uint64_t function, std::initializer_list<uint64_t> args,
-                        std::chrono::milliseconds timeout);
+                        std::chrono::milliseconds timeout,
+                        const std::function<void()>& between = {});
   void detach();
 
   // Where the main thread is stopped: its pc, and whether in a system call.
@@ -57,18 +63,30 @@ class TracedProcess {
   // Lets every thread but the main one run on, untraced: a call on the main
   // thread may need a lock one of them holds.
   void release_other_threads();
+  // Stops every thread but the calling one (stopped already) and those of
+  // `running`, new ones included until none is left; release_other_threads
+  // lets them go again.
+  Result<void> hold_others(const std::set<pid_t>& running);
 
   pid_t pid() const { return pid_; }
+  // The thread the calls run on.
+  pid_t caller() const { return caller_; }
 
  private:
   explicit TracedProcess(pid_t pid) : pid_(pid) {}
   Result<void> seize_all();
+  // Seizes and stops `tid`: false if it is gone (or going), an error if it
+  // cannot be traced.
+  Result<bool> seize(pid_t tid);
   Result<void> wait_for_stop(pid_t tid);
+  // PTRACE_DETACH, with the signal its stop held back, if any.
+  void let_go(pid_t tid);
   Result<void> take_back(const arch::RemoteRegs& regs);
 
   pid_t pid_;
   pid_t caller_ = 0;  // the thread that makes the calls: the main one, or a live one
   std::set<pid_t> threads_;
+  std::map<pid_t, int> pending_signals_;  // of threads stopped by a signal (wait_for_stop)
   uint64_t scratch_ = 0;  // next free byte below the main thread's stack, growing down
   bool attached_ = false;
 };

@@ -176,7 +176,23 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.boolean(probes.entry_times);
   w.u32(static_cast<uint32_t>(probes.caller_places.size()));
   for (const uint64_t place : probes.caller_places) w.u64(place);
+  w.boolean(probes.holds_threads);
   return w.take();
+}
+
+std::vector<std::byte> encode(const HoldThreads& hold) {
+  WireWriter w;
+  w.u32(static_cast<uint32_t>(hold.running.size()));
+  for (const uint32_t tid : hold.running) w.u32(tid);
+  return w.take();
+}
+
+Result<HoldThreads> decode_hold_threads(std::span<const std::byte> bytes) {
+  WireReader r(bytes);
+  HoldThreads hold;
+  const uint32_t count = r.count(sizeof(uint32_t));
+  for (uint32_t i = 0; i < count && r.ok(); ++i) hold.running.push_back(r.u32());
+  return finish(r, std::move(hold), "hold threads");
 }
 
 Result<Probes> decode_probes(std::span<const std::byte> bytes) {
@@ -206,6 +222,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   probes.entry_times = r.boolean();
   const uint32_t places = r.count(sizeof(uint64_t));
   for (uint32_t i = 0; i < places && r.ok(); ++i) probes.caller_places.push_back(r.u64());
+  probes.holds_threads = r.boolean();
   return finish(r, std::move(probes), "probes");
 }
 

@@ -33,7 +33,7 @@
 
 namespace dprobe::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 
 enum class MessageType : uint8_t {
   kHello = 1,
@@ -47,6 +47,18 @@ enum class MessageType : uint8_t {
   // attach: the thread the CLI borrowed to load the agent runs the
   // program's own code again (its registers restored, ptrace gone).
   kResumed,
+  // attach, agent to CLI, just before it arms (protocol::HoldThreads):
+  // stop every thread of the program but these, while the probes go from
+  // breakpoints to jumps, so that none of them reaches a breakpoint with
+  // every signal blocked (thread exit, posix_spawn's child).
+  kHoldThreads,
+  // The CLI's answer (one byte: 1 held, 0 not). They run again once the
+  // CLI has the arm report, or after a few seconds whatever happens.
+  kThreadsHeld,
+};
+
+struct HoldThreads {
+  std::vector<uint32_t> running;  // the agent's own threads, which arm
 };
 
 struct LoadedObject {
@@ -97,6 +109,8 @@ struct Probes {
   // has (the place it was stopped at, and the system call it restarts).
   // No jump goes over one while that thread has not gone on.
   std::vector<uint64_t> caller_places{};
+  // `attach`: the CLI can hold the program's threads (MessageType::kHoldThreads).
+  bool holds_threads = false;
 };
 
 struct ArmResult {
@@ -117,6 +131,8 @@ std::vector<std::byte> encode(const ArmReport& report);
 std::vector<std::byte> encode(const ObjectsChanged& changed);
 
 Result<Hello> decode_hello(std::span<const std::byte> bytes);
+std::vector<std::byte> encode(const HoldThreads& hold);
+Result<HoldThreads> decode_hold_threads(std::span<const std::byte> bytes);
 Result<Probes> decode_probes(std::span<const std::byte> bytes);
 Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes);
 Result<ObjectsChanged> decode_objects_changed(std::span<const std::byte> bytes);

@@ -103,8 +103,11 @@ TEST(AttachLibc, EveryFunctionInAThreadedPythonBecomesAJumpAndThePythonRunsOn) {
 // Its main thread is in pthread_create most of the time, often with every
 // signal blocked (around clone), and threads run their start and exit code
 // (some of it with every signal blocked too) all along: attached to again
-// and again with every function of libc probed, entry and return, it
-// lives on and ends as it would have.
+// and again with every function of libc probed, it lives on and ends as
+// it would have. (Stopped inside clone3, at its PTRACE_EVENT_CLONE stop,
+// the main thread once made dprobe's calls from there, and got back
+// registers that said clone3 had failed: glibc made the thread again with
+// clone, and Python freed its state twice.)
 TEST(AttachLibc, APythonStartingThreadsWithoutPauseLivesThroughAttaches) {
   if (::access(kPython, X_OK) != 0) GTEST_SKIP() << "needs " << kPython;
   TempDir dir;
@@ -123,6 +126,27 @@ TEST(AttachLibc, APythonStartingThreadsWithoutPauseLivesThroughAttaches) {
   write_file(stop, "");
   EXPECT_EQ(python.wait(30s), 0) << python.err();
   EXPECT_EQ(python.out(), "ready\nstarted True\n") << python.err();
+}
+
+// A thread with every signal blocked calls the probed function every
+// 500 us: attached to, it never reaches the breakpoint the probe is for a
+// moment before it becomes a jump, because dprobe holds the program's
+// threads stopped meanwhile (thread_hold.h). Without, the first attach
+// killed it. (Detaching still turns the jump back into a breakpoint for a
+// moment with the threads running: one attach, not more.)
+TEST(AttachLibc, AThreadWithEverySignalBlockedNeverSeesTheBreakpointBeforeTheJump) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess masked({program("attach_sleeper_O2"), "masked", "60"}, dir.file("masked.out"),
+                     dir.file("masked.err"));
+  ASSERT_TRUE(masked.started() && masked.wait_for_output("masked ready", 20s)) << masked.err();
+  const RunResult run =
+      run_dprobe({"attach", "-p", std::to_string(masked.pid()), "-e", "p:g/m masked_probe",
+                  "--probes", "--duration", "0.05", "-o", "/dev/null"});
+  ASSERT_EQ(run.status, 0) << run << "\n" << masked.err();
+  EXPECT_THAT(run.err, testing::ContainsRegex("masked_probe\\+0x0/0x[0-9a-f]+  \\[OPTIMIZED\\]"))
+      << run;
+  EXPECT_TRUE(process_running(masked.pid())) << masked.err();
 }
 
 // A process of one thread: functions the C library runs with every signal

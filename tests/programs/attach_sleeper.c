@@ -9,6 +9,11 @@
 //   attach_sleeper blocked MS    the same with every signal blocked (as in
 //                                pthread_create's clone): "attach_sleeper:
 //                                sleeping blocked" before it
+//   attach_sleeper masked SECS   a worker with every signal blocked calls
+//                                masked_probe() every 500 us for SECS:
+//                                "attach_sleeper: masked ready", then
+//                                "attach_sleeper: masked calls N"; a
+//                                breakpoint it reached would kill it
 //   attach_sleeper orphan SECS   main calls pthread_exit while a worker
 //                                calls sleeper_probe() every 2 ms for SECS:
 //                                "attach_sleeper: worker ready", then
@@ -24,6 +29,12 @@
 #include <unistd.h>
 
 __attribute__((noinline, used)) long sleeper_probe(long i) {
+  static volatile long sink;
+  sink += i;
+  return sink;
+}
+
+__attribute__((noinline, used)) long masked_probe(long i) {
   static volatile long sink;
   sink += i;
   return sink;
@@ -47,12 +58,35 @@ static void* worker(void* arg) {
   return NULL;
 }
 
+static void* masked_worker(void* arg) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  const double end = now_ms() + atof(arg) * 1e3;
+  long calls = 0;
+  masked_probe(calls++);
+  printf("attach_sleeper: masked ready\n");
+  while (now_ms() < end) {
+    masked_probe(calls++);
+    usleep(500);
+  }
+  printf("attach_sleeper: masked calls %ld\n", calls);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: attach_sleeper sleep MS | blocked MS | orphan SECONDS\n");
+    fprintf(stderr,
+            "usage: attach_sleeper sleep MS | blocked MS | masked SECONDS | orphan SECONDS\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IONBF, 0);
+  if (strcmp(argv[1], "masked") == 0) {
+    pthread_t thread;
+    pthread_create(&thread, NULL, masked_worker, argv[2]);
+    pthread_join(thread, NULL);
+    return 0;
+  }
   if (strcmp(argv[1], "orphan") == 0) {
     pthread_t thread;
     pthread_create(&thread, NULL, worker, argv[2]);

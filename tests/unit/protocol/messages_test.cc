@@ -220,6 +220,7 @@ Probes rich_probes() {
   probes.optimize = false;     // not the default: the flag must travel
   probes.entry_times = false;  // nor this one
   probes.caller_places = {0x555555555151, 0x7ffff7e9a0e2};
+  probes.holds_threads = true;  // not the default
   probes.probes.push_back({0x555555555149, 0x555555555149, 0x3e,
                            spec(0, "dprobes", "p_main_0", false, 0, args_of_every_kind())});
   probes.probes.push_back(
@@ -344,6 +345,7 @@ void expect_same(const Probes& a, const Probes& b) {
   EXPECT_EQ(a.optimize, b.optimize);
   EXPECT_EQ(a.entry_times, b.entry_times);
   EXPECT_EQ(a.caller_places, b.caller_places);
+  EXPECT_EQ(a.holds_threads, b.holds_threads);
   EXPECT_EQ(a.hist_slot_bytes, b.hist_slot_bytes);
   ASSERT_EQ(a.probes.size(), b.probes.size());
   for (size_t i = 0; i < a.probes.size(); ++i) {
@@ -496,6 +498,17 @@ void expect_trailing_byte_fails(std::vector<std::byte> bytes, Decode decode) {
   bytes.push_back(std::byte{0});
   const Guarded guarded(bytes);
   EXPECT_FALSE(decode(guarded.bytes()));
+}
+
+TEST(Messages, HoldThreadsRoundTripAndTruncatedFails) {
+  const HoldThreads hold{{4242, 17, 0xffffffffu}};
+  const std::vector<std::byte> bytes = encode(hold);
+  auto decoded = decode_hold_threads(bytes);
+  ASSERT_TRUE(decoded) << decoded.error().message;
+  EXPECT_EQ(decoded->running, hold.running);
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    EXPECT_FALSE(decode_hold_threads(std::span(bytes).first(length))) << length << " bytes";
+  }
 }
 
 TEST(Messages, TruncatedHelloFailsAtEveryLength) {
