@@ -249,10 +249,9 @@ class Agent {
     }
     const bool ready = set_up_for(*probes);
     auto job = [this, probes = std::move(*probes), ready, tracer](arch::AgentDescriptor& socket) {
-      (void)
-          parked_thread_settled();  // a thread not seen waiting only keeps jumps from going direct
+      // A parked thread not seen waiting only keeps jumps from going direct.
+      (void)parked_thread_settled();
       if (!conclude(socket, probes, ready)) {
-        agent_state().recording.store(false);
         disarm_everything();
         return false;
       }
@@ -300,9 +299,7 @@ class Agent {
   // Arms, reports, and waits for Go: true once the CLI said it.
   bool conclude(arch::AgentDescriptor& channel, const protocol::Probes& probes, bool ready) {
     const int socket = channel.fd();
-    channel_ = &channel;
-    protocol::ArmReport report = prepare(probes, ready);
-    channel_ = nullptr;
+    protocol::ArmReport report = prepare(probes, ready, channel);
     const int memory_fd = shm_ ? shm_->fd() : -1;
     const bool sent =
         channel.intact() &&
@@ -315,7 +312,8 @@ class Agent {
   }
 
   // `ready`: what set_up_for() said.
-  protocol::ArmReport prepare(const protocol::Probes& probes, bool ready) {
+  protocol::ArmReport prepare(const protocol::Probes& probes, bool ready,
+                              arch::AgentDescriptor& channel) {
     AgentState& state = agent_state();
     if (!ready || !create_memory(probes)) {
       return failed(probes,
@@ -355,7 +353,7 @@ class Agent {
     // their hits before the CLI's Go are the session's too.
     state.entry_times.store(probes.entry_times, std::memory_order_relaxed);
     state.recording.store(true);
-    hold_threads(probes);
+    hold_threads(probes, channel);
     {
       std::lock_guard lock(state.registry_writer);
       auto armed = state.registry->arm_all();
@@ -375,11 +373,9 @@ class Agent {
   // exit does, would kill the process). The census sees them stopped.
   // Whether they are held does not change what is done: it is as safe
   // with them running.
-  void hold_threads(const protocol::Probes& probes) {
-    if (!probes.holds_threads || !probes.optimize || channel_ == nullptr || no_other_threads()) {
-      return;
-    }
-    const int socket = channel_->fd();
+  static void hold_threads(const protocol::Probes& probes, arch::AgentDescriptor& channel) {
+    if (!probes.holds_threads || !probes.optimize || no_other_threads()) return;
+    const int socket = channel.fd();
     const protocol::HoldThreads hold{{arch::raw_gettid()}};
     if (!protocol::send_message(socket, protocol::MessageType::kHoldThreads, encode(hold))) return;
     auto answer = protocol::receive_message(socket);
@@ -443,7 +439,6 @@ class Agent {
   }
 
   std::unique_ptr<arch::AgentDescriptor> socket_;
-  arch::AgentDescriptor* channel_ = nullptr;  // while conclude() runs
   trace::SharedMemory* shm_ = nullptr;
 };
 

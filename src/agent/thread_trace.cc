@@ -23,9 +23,6 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
 std::atomic<uint32_t> g_name_generation{0};
 std::atomic<uint32_t> g_signal_stack_generation{1};
 std::atomic<uint32_t> g_session{0};
-// The process's id, learnt outside any handler (at start-up, and in a
-// forked child): a hit asks the kernel nothing it can do without.
-std::atomic<uint32_t> g_pid{0};
 // The process whose session the trace memory is (a forked child keeps its
 // parent's until it starts its own, if ever).
 std::atomic<uint32_t> g_session_pid{0};
@@ -66,7 +63,7 @@ void read_name(ThreadTrace& t) {
 // which sandboxes allow since the C library itself makes them), once per
 // thread.
 void learn_identity(ThreadTrace& t) {
-  t.pid = g_pid.load(std::memory_order_relaxed);
+  t.pid = arch::own_pid();
   t.tid = arch::raw_gettid();
   read_name(t);
 }
@@ -85,10 +82,9 @@ void publish_name(ThreadTrace& t) {
 
 }  // namespace
 
-void init_thread_traces() {
-  arch::note_own_pid();
-  g_pid.store(arch::own_pid(), std::memory_order_relaxed);
-}
+// The process's id is noted outside any handler (here at start-up, and
+// in a forked child): a hit asks the kernel nothing it can do without.
+void init_thread_traces() { arch::note_own_pid(); }
 
 ThreadTrace& current_thread() { return t_trace; }
 
@@ -111,15 +107,13 @@ void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& end) noexcept {
 }
 
 void thread_forked() {
-  arch::note_own_pid();
-  g_pid.store(arch::own_pid(), std::memory_order_relaxed);
   t_trace.has_ring = false;
   t_trace.pid = 0;
   t_trace.tid = 0;
 }
 
 void begin_trace_session() {
-  g_session_pid.store(g_pid.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  g_session_pid.store(arch::own_pid(), std::memory_order_relaxed);
   g_session.fetch_add(1, std::memory_order_release);
 }
 
@@ -139,13 +133,11 @@ void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
 }
 
 namespace {
-bool alive_here(uint32_t tid) noexcept {
-  return arch::raw_thread_alive(g_pid.load(std::memory_order_relaxed), tid);
-}
+bool alive_here(uint32_t tid) noexcept { return arch::raw_thread_alive(arch::own_pid(), tid); }
 
 void retire_exited_threads(ExitedThreads which) noexcept {
   AgentState& state = agent_state();
-  const uint32_t pid = g_pid.load(std::memory_order_relaxed);
+  const uint32_t pid = arch::own_pid();
   // A forked child without a session of its own still sees its parent's
   // trace memory: the parent's threads are not its own, so it leaves
   // their rings and counters alone.
