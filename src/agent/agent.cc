@@ -26,6 +26,7 @@
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
 #include "agent/fork.h"
+#include "agent/held_threads.h"
 #include "agent/jump_optimizer.h"
 #include "agent/loaded_objects.h"
 #include "agent/loader_watch.h"
@@ -374,12 +375,10 @@ class Agent {
   // Whether they are held does not change what is done: it is as safe
   // with them running.
   static void hold_threads(const protocol::Probes& probes, arch::AgentDescriptor& channel) {
+    set_cli_holds_threads(probes.holds_threads);
     if (!probes.holds_threads || !probes.optimize || no_other_threads()) return;
-    const int socket = channel.fd();
-    const protocol::HoldThreads hold{{arch::raw_gettid()}};
-    if (!protocol::send_message(socket, protocol::MessageType::kHoldThreads, encode(hold))) return;
-    auto answer = protocol::receive_message(socket);
-    if (answer && answer->fd >= 0) ::close(answer->fd);
+    std::mutex alone;  // before the session runs, nothing else sends
+    (void)ask_cli_to_hold_others(channel.fd(), alone);
   }
 
   // The registry and the signal handlers live as long as the process.

@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "agent/agent_state.h"
+#include "agent/held_threads.h"
 #include "agent/jump_optimizer.h"
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
@@ -40,13 +41,13 @@ void publish_session(int32_t tracer_pid) {
   __atomic_store_n(&dprobe_session_tracer, tracer_pid, __ATOMIC_RELEASE);
 }
 
-void disarm_everything() {
+void disarm_everything(bool others_stopped) {
   AgentState& state = agent_state();
   state.recording.store(false);
   stop_syscall_tracing();
   if (!state.registry) return;
   std::lock_guard lock(state.registry_writer);
-  state.registry->disarm_all();
+  state.registry->disarm_all(others_stopped);
 }
 
 Controller*& Controller::current() {
@@ -177,7 +178,9 @@ void Controller::read_loop() {
       release_site_rewrites();
     } else if (message->type == protocol::MessageType::kDetach) {
       stop_asking();
-      disarm_everything();
+      // Taking a jump back passes through a breakpoint, which a thread
+      // with every signal blocked must not reach: `attach` holds them.
+      disarm_everything(cli_holds_threads() && ask_cli_to_hold_others(now, send_mutex_));
       // The CLI drains once more when told: a hit still writing its record
       // would be counted and never read.
       if (state.registry) state.registry->wait_for_handlers();

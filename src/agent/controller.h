@@ -79,7 +79,8 @@ class Controller {
 };
 
 // Disarms every probe and stops recording: the program goes on untraced.
-void disarm_everything();
+// `others_stopped`: no other thread runs meanwhile (ProbeRegistry::disarm_all).
+void disarm_everything(bool others_stopped = false);
 
 // The pid of the dprobe whose session is on in this process, 0 when none:
 // `dprobe attach` reads it from outside (the agent's symbol, found through

@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/session.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "cli/probe_list.h"
 #include "cli/terminal_text.h"
 #include "cli/trace_clock.h"
+#include "cli/traced_process.h"
 #include "protocol/channel.h"
 #include "trace/event_analysis.h"
 
@@ -23,6 +25,9 @@ namespace {
 constexpr int kExitFailure = 1;
 constexpr auto kAgentStartTimeout = std::chrono::seconds(10);
 constexpr int kReplyTimeoutSeconds = 60;
+// How long the program's threads stay held while the agent detaches, at
+// most: it writes every probe's bytes back, which takes milliseconds.
+constexpr int kLongestDetachHoldMs = 2000;
 
 void set_reply_timeout(int socket) {
   timeval tv{kReplyTimeoutSeconds, 0};
@@ -55,6 +60,7 @@ Session::Session(Session&& other) noexcept
     : socket_(other.socket_),
       pid_(other.pid_),
       kill_on_abort_(other.kill_on_abort_),
+      holds_threads_(other.holds_threads_),
       resolver_(std::move(other.resolver_)),
       hello_(std::move(other.hello_)),
       objects_(std::move(other.objects_)),
@@ -64,6 +70,7 @@ Session::Session(Session&& other) noexcept
       events_(std::move(other.events_)),
       set_(other.set_),
       errors_(other.errors_),
+      list_probes_(other.list_probes_),
       pending_(std::move(other.pending_)) {
   // Moved only before go(): no serving thread holds the old one yet.
   other.socket_ = -1;
@@ -100,6 +107,7 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
                       std::ostream& errors) {
   pid_ = pid;
   kill_on_abort_ = options.kill_on_abort;
+  holds_threads_ = static_cast<bool>(options.hold_threads);
   set_reply_timeout(socket_);
   auto hello = receive(socket_, protocol::MessageType::kHello, protocol::decode_hello);
   if (!hello || hello->version != protocol::kProtocolVersion) {
@@ -286,7 +294,14 @@ Result<void> Session::go() {
 }
 
 void Session::serve() {
+  // Threads the agent asked to be held while it detaches, let go when it
+  // says Detached, when the session ends, or when it is slow to.
+  std::unique_ptr<TracedProcess> held;
   while (true) {
+    if (held) {
+      pollfd ready{socket_, POLLIN, 0};
+      if (::poll(&ready, 1, kLongestDetachHoldMs) == 0) held.reset();
+    }
     auto message = protocol::receive_message(socket_);
     if (!message) break;  // the program is gone, or we let go
     if (message->fd >= 0) ::close(message->fd);
@@ -296,16 +311,36 @@ void Session::serve() {
     } else if (message->type == protocol::MessageType::kArmReport) {
       auto report = protocol::decode_arm_report(message->payload);
       if (report) report_failures(*report);
+    } else if (message->type == protocol::MessageType::kHoldThreads) {
+      held = hold_for_detach(message->payload);
     } else if (message->type == protocol::MessageType::kDetached) {
+      held.reset();
       std::lock_guard lock(detach_mutex_);
       detached_ = true;
       detached_cv_.notify_all();
     }
   }
+  held.reset();
   std::lock_guard lock(detach_mutex_);
   detached_ = true;  // nothing left to detach from
   ended_ = true;
   detached_cv_.notify_all();
+}
+
+// The agent detaches (attach only): it takes its jumps back without a
+// breakpoint between while the program's threads are stopped. This thread
+// stops them, so it is the one that lets them go (ptrace's tracer is a
+// thread).
+std::unique_ptr<TracedProcess> Session::hold_for_detach(std::span<const std::byte> payload) {
+  std::unique_ptr<TracedProcess> held;
+  auto hold = protocol::decode_hold_threads(payload);
+  if (hold && holds_threads_) {
+    auto process = TracedProcess::hold(pid_, {hold->running.begin(), hold->running.end()});
+    if (process) held = std::make_unique<TracedProcess>(std::move(*process));
+  }
+  const std::byte answer{static_cast<uint8_t>(held ? 1 : 0)};
+  if (!send(protocol::MessageType::kThreadsHeld, std::span(&answer, 1))) held.reset();
+  return held;
 }
 
 // The loader mapped or unmapped objects: the probes of the new ones, now,

@@ -21,6 +21,7 @@
 #include <iosfwd>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -37,6 +38,8 @@
 #include "trace/trace_memory.h"
 
 namespace dprobe::cli {
+
+class TracedProcess;
 
 struct SessionOptions {
   uint64_t ring_bytes = 1u << 20;
@@ -113,6 +116,7 @@ class Session {
   // and a message's header and payload must not interleave with another's.
   Result<void> send(protocol::MessageType type, std::span<const std::byte> payload);
   void serve();
+  std::unique_ptr<TracedProcess> hold_for_detach(std::span<const std::byte> payload);
   void objects_changed(const protocol::ObjectsChanged& changed);
   void report_failures(const protocol::ArmReport& report);
   void placed(const std::vector<protocol::ProbeRequest>& requests);
@@ -120,6 +124,7 @@ class Session {
   int socket_ = -1;
   pid_t pid_ = 0;
   bool kill_on_abort_ = true;
+  bool holds_threads_ = false;  // attach: the agent may ask for the threads to be held
   std::unique_ptr<TargetResolver> resolver_;
   protocol::Hello hello_;
   std::unique_ptr<ProcessObjects> objects_;

@@ -99,6 +99,7 @@ TracedProcess::TracedProcess(TracedProcess&& other) noexcept
     : pid_(other.pid_),
       caller_(other.caller_),
       threads_(std::move(other.threads_)),
+      pending_signals_(std::move(other.pending_signals_)),
       scratch_(other.scratch_),
       attached_(other.attached_) {
   other.attached_ = false;
@@ -116,28 +117,23 @@ Result<TracedProcess> TracedProcess::stop(pid_t pid) {
   return process;
 }
 
-// Threads may be created while we seize: the list is read again until it
-// holds nothing new (new ones made after are caught by PTRACE_O_TRACECLONE).
-Result<void> TracedProcess::seize_all() {
-  for (int round = 0; round < 100; ++round) {
-    bool found_new = false;
-    for (pid_t tid : list_threads(pid_)) {
-      if (threads_.contains(tid)) continue;
-      if (is_zombie(pid_, tid)) continue;  // a main thread that called pthread_exit
-      found_new = true;
-      auto seized = seize(tid);
-      if (!seized) return unexpected(seized.error());
-      if (!*seized) continue;
-      // The calls run on the main thread, or on the first live one when
-      // the main thread has exited.
-      if (caller_ <= 0 || tid == pid_) caller_ = tid;
-    }
-    if (!found_new) {
-      if (caller_ <= 0) return fail("process " + std::to_string(pid_) + " has no live thread");
-      return {};
-    }
+Result<TracedProcess> TracedProcess::hold(pid_t pid, const std::set<pid_t>& running) {
+  TracedProcess process(pid);
+  process.attached_ = true;
+  if (auto held = process.hold_others(running); !held) {
+    process.detach();
+    return unexpected(held.error());
   }
-  return fail("the process keeps creating threads; cannot stop them all");
+  return process;
+}
+
+// The calls run on the main thread, or on the first live one when the
+// main thread has exited.
+Result<void> TracedProcess::seize_all() {
+  if (auto held = hold_others({}); !held) return held;
+  if (threads_.empty()) return fail("process " + std::to_string(pid_) + " has no live thread");
+  caller_ = threads_.contains(pid_) ? pid_ : *threads_.begin();
+  return {};
 }
 
 Result<bool> TracedProcess::seize(pid_t tid) {
@@ -156,10 +152,13 @@ Result<bool> TracedProcess::seize(pid_t tid) {
   return threads_.contains(tid);
 }
 
+// Threads may be created while we seize: the list is read again until it
+// holds nothing new (new ones made after are caught by PTRACE_O_TRACECLONE).
 Result<void> TracedProcess::hold_others(const std::set<pid_t>& running) {
   for (int round = 0; round < 100; ++round) {
     bool found_new = false;
     for (pid_t tid : list_threads(pid_)) {
+      // A main thread that called pthread_exit stays a zombie while the others run.
       if (threads_.contains(tid) || running.contains(tid) || is_zombie(pid_, tid)) continue;
       found_new = true;
       if (auto seized = seize(tid); !seized) return unexpected(seized.error());
@@ -199,11 +198,23 @@ Result<void> TracedProcess::wait_for_stop(pid_t tid) {
   }
 }
 
+// A thread can only be let go from a ptrace stop. One created during a call
+// (seized through PTRACE_O_TRACECLONE) may not have reported its first stop
+// yet: wait for it, then let it go. A signal that stopped it when it was
+// seized goes on to it, with its siginfo.
 void TracedProcess::let_go(pid_t tid) {
   const auto pending = pending_signals_.find(tid);
   const long sig = pending == pending_signals_.end() ? 0 : pending->second;
   if (pending != pending_signals_.end()) pending_signals_.erase(pending);
-  ::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(sig));
+  const std::string alive = "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    if (::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(sig)) == 0) return;
+    if (errno != ESRCH || ::access(alive.c_str(), F_OK) != 0) return;
+    int status = 0;
+    if (::waitpid(tid, &status, __WALL | WNOHANG) == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
 }
 
 Result<uint64_t> TracedProcess::push_string(const std::string& text) {
@@ -384,21 +395,6 @@ void TracedProcess::release_other_threads() {
   }
 }
 
-// A thread can only be let go from a ptrace stop. One created during a call
-// (seized through PTRACE_O_TRACECLONE) may not have reported its first stop
-// yet: wait for it, then let it go.
-static void detach_thread(pid_t pid, pid_t tid) {
-  const std::string alive = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid);
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    if (::ptrace(PTRACE_DETACH, tid, nullptr, nullptr) == 0) return;
-    if (errno != ESRCH || ::access(alive.c_str(), F_OK) != 0) return;
-    int status = 0;
-    if (::waitpid(tid, &status, __WALL | WNOHANG) == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-}
-
 void TracedProcess::detach() {
   if (!attached_) return;
   attached_ = false;
@@ -407,7 +403,7 @@ void TracedProcess::detach() {
   for (pid_t tid : list_threads(pid_)) {
     if (!threads_.contains(tid) && traced_by_us(pid_, tid)) threads_.insert(tid);
   }
-  for (pid_t tid : threads_) detach_thread(pid_, tid);
+  for (pid_t tid : threads_) let_go(tid);
 }
 
 }  // namespace dprobe::cli

@@ -34,6 +34,9 @@ class TracedProcess {
   // Seizes and stops every thread; on failure, says why in terms a user
   // can act on (permissions, ptrace restrictions).
   static Result<TracedProcess> stop(pid_t pid);
+  // Seizes and stops every thread but those of `running`, only to hold
+  // them still (no calls are made) until detach() lets them go.
+  static Result<TracedProcess> hold(pid_t pid, const std::set<pid_t>& running);
   TracedProcess(TracedProcess&& other) noexcept;
   TracedProcess& operator=(TracedProcess&&) = delete;
   ~TracedProcess();

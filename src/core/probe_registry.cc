@@ -272,8 +272,16 @@ Result<void> ProbeRegistry::arm_all() {
   return {};
 }
 
-void ProbeRegistry::disarm_all() noexcept {
-  for (auto& [address, probe] : probes_) disarm(*probe);
+void ProbeRegistry::disarm_all(bool others_stopped) noexcept {
+  bool restored = false;
+  for (auto& [address, probe] : probes_) {
+    if (others_stopped) {
+      restored = restore_at_once(*probe) || restored;
+    } else {
+      disarm(*probe);
+    }
+  }
+  if (restored && optimizer_) optimizer_->sync_cores();
   live_ = false;
   // The snapshot stays: a thread that trapped just before the byte came
   // back still finds its probe and resumes through the slot.

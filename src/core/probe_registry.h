@@ -126,8 +126,11 @@ class ProbeRegistry {
 
   // Arms every probe (and makes the registry live), or none.
   Result<void> arm_all();
-  // Restores every patched byte; probes stay registered.
-  void disarm_all() noexcept;
+  // Restores every patched byte; probes stay registered. With the
+  // process's other threads stopped (`others_stopped`: the CLI holds them
+  // at detach), each jump goes back in one write, no breakpoint between,
+  // and a jump left in place by an earlier disarm goes back too.
+  void disarm_all(bool others_stopped = false) noexcept;
   // Disarms the probes in [begin, end), or arms them again.
   void disarm_range(uint64_t begin, uint64_t end) noexcept;
   void arm_range(uint64_t begin, uint64_t end) noexcept;
@@ -235,6 +238,7 @@ class ProbeRegistry {
   void write_head(Probe& probe, std::span<const uint8_t> jump);
   void restore_tail(const Probe& probe) noexcept;
   void unoptimize(Probe& probe) noexcept;
+  bool restore_at_once(Probe& probe) noexcept;
   void unoptimize_around(uint64_t address) noexcept;
 
   struct Range {

@@ -314,6 +314,20 @@ void ProbeRegistry::unoptimize(Probe& probe) noexcept {
   probe.optimized.store(false);
 }
 
+// Nothing else runs: every byte the probe changed comes back in one write
+// (a thread stopped in the trampoline's copy jumps back past them, as
+// before). Whether a jump was taken back.
+bool ProbeRegistry::restore_at_once(Probe& probe) noexcept {
+  if (probe.optimized.load()) {
+    if (!patcher_.write(probe.address, probe.displaced)) return false;
+    probe.optimized.store(false);
+    probe.armed.store(false);
+    return true;
+  }
+  disarm(probe);
+  return false;
+}
+
 // A new probe at `address`: an optimized one whose jump covers it goes back
 // to a breakpoint first.
 void ProbeRegistry::unoptimize_around(uint64_t address) noexcept {

@@ -258,6 +258,15 @@ inline TextSnapshot text_snapshot(pid_t pid) {
   return snapshot;
 }
 
+// The path of the first object mapped in the process whose path ends with
+// `suffix` ("/libc.so.6"); "" when none is.
+inline std::string mapped_path(pid_t pid, std::string_view suffix) {
+  for (const Mapping& m : read_maps(pid)) {
+    if (m.path.size() >= suffix.size() && m.path.ends_with(suffix)) return m.path;
+  }
+  return "";
+}
+
 // Where the executable mappings of `path` in the process differ from the
 // file's own bytes: "" when none does; else the first few addresses, with
 // the byte in memory and the byte in the file.

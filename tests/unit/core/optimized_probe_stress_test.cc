@@ -428,6 +428,30 @@ TEST_F(OptimizedProbeStress, AloneTheJumpIsWrittenWithoutABreakpointFirst) {
   t_jump_hits = 0;
 }
 
+// With the other threads stopped (an attach's detach: the CLI holds them),
+// a jump goes back in one write, no breakpoint between. So does one that
+// may never be a breakpoint, which a disarm while threads run leaves in
+// place (the agent's handler then calls nothing).
+TEST_F(OptimizedProbeStress, WithTheOtherThreadsStoppedEveryJumpGoesBackInOneWrite) {
+  registry_->remove_range(target(), target() + kTargetBytes);
+  registry_->blacklist(target(), target() + kTargetBytes, "runs with every signal blocked",
+                       /*as_jump=*/true);
+  registry_->allow_direct_jumps(true);
+  ASSERT_TRUE(registry_->add({target(), target(), kTargetBytes}, 1));
+  ASSERT_TRUE(registry_->arm_all());
+  registry_->allow_direct_jumps(false);
+  ASSERT_EQ(target_bytes()[0], 0xe9) << "a jmp rel32 at the probe, armed as such";
+  registry_->disarm_all();
+  EXPECT_EQ(target_bytes()[0], 0xe9) << "disarmed while threads run, the jump stays";
+  EXPECT_EQ(dprobe_stress_target(3), dprobe_stress_base + 3);
+  registry_->disarm_all(/*others_stopped=*/true);
+  EXPECT_EQ(target_bytes(), original_);
+  EXPECT_EQ(dprobe_stress_target(4), dprobe_stress_base + 4);
+  EXPECT_EQ(t_trap_hits, 0u);
+  EXPECT_EQ(t_jump_hits, 1u) << "the call before the jump went back, not the one after";
+  t_jump_hits = 0;
+}
+
 // Armed, optimized (the threads stopped, and found outside the displaced
 // bytes, or the probe stays a breakpoint that round) and disarmed 10,000
 // times while eight threads call: every result right, no crash, the text
