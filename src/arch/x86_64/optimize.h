@@ -63,7 +63,15 @@ struct TrampolineSpec {
   uint64_t address = 0;  // where the bytes will be
   uint64_t handler = 0;  // extern "C" void handler(SavedRegs* regs, uint64_t cookie)
   uint64_t cookie = 0;   // passed as the second argument (the run-time side's probe pointer)
+  // Restore the flags with sahf (every x86_64 CPU but the very first:
+  // CPUID 80000001h ECX bit 0) rather than popfq, which alone costs more
+  // than the rest of the save and restore. Either way the code before the
+  // displaced copy has the same length.
+  bool sahf = true;
 };
+
+// Whether this CPU has lahf/sahf in 64-bit mode.
+bool host_has_sahf();
 
 // The trampoline's bytes, as they must be at spec.address, into `out` (at
 // least kTrampolineSize bytes); returns how many were written. It saves a

@@ -1,9 +1,16 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The engine's jump-optimization operations (arch/probe_insn.h) for x86_64.
+#include <cpuid.h>
+
 #include "arch/probe_insn.h"
 
 namespace dprobe::arch {
+
+bool x86_64::host_has_sahf() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(0x80000001, &a, &b, &c, &d) != 0 && (c & 1u) != 0;
+}
 
 Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
                                                     uint64_t function_address,
@@ -47,7 +54,8 @@ std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan) {
 Result<size_t, std::string> write_trampoline(const OptimizePlan& plan, uint64_t address,
                                              uint64_t handler, uint64_t cookie,
                                              std::span<uint8_t> out) {
-  return x86_64::write_trampoline(plan, {address, handler, cookie}, out);
+  static const bool sahf = x86_64::host_has_sahf();
+  return x86_64::write_trampoline(plan, {address, handler, cookie, sahf}, out);
 }
 
 uint64_t trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline, uint64_t pc) {

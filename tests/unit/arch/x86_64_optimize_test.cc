@@ -23,6 +23,7 @@ namespace {
 
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Bytes = std::vector<uint8_t>;
 
 constexpr uint64_t kFunction = 0x401000;
@@ -404,6 +405,31 @@ TEST(X86OptimizeTrampoline, DecodesBackWithoutVectorInstructions) {
   EXPECT_EQ(literal_readers, 1) << listing;
 }
 
+// The flags come back by sahf, an add for OF and std for DF (popfq alone
+// costs more than the rest of the save and restore); on a CPU without
+// sahf in 64-bit mode by popfq, padded: the copy starts at the same offset.
+TEST(X86OptimizeTrampoline, FlagsComeBackBySahfOrPopfqAndTheCopyStartsAtTheSameOffset) {
+  auto plan = analyze(kClassicEntry, kFunction);
+  ASSERT_TRUE(plan) << plan.error();
+  TrampolineSpec old_cpu = kNear;
+  old_cpu.sahf = false;
+  const Trampoline fast = write(*plan, kNear);
+  const Trampoline slow = write(*plan, old_cpu);
+  std::string fast_listing;
+  std::string slow_listing;
+  for (const Insn& insn : fast.code) fast_listing += disassemble(insn) + "\n";
+  for (const Insn& insn : slow.code) slow_listing += disassemble(insn) + "\n";
+  EXPECT_THAT(fast_listing, HasSubstr("sahf")) << fast_listing;
+  EXPECT_THAT(fast_listing, HasSubstr("std")) << fast_listing;
+  EXPECT_THAT(fast_listing, Not(HasSubstr("popfq"))) << fast_listing;
+  EXPECT_THAT(slow_listing, HasSubstr("popfq")) << slow_listing;
+  EXPECT_THAT(slow_listing, Not(HasSubstr("sahf"))) << slow_listing;
+  ASSERT_EQ(fast.size, slow.size);
+  const size_t copy = displaced_copy_offset();
+  EXPECT_TRUE(std::equal(fast.bytes.begin() + copy, fast.bytes.begin() + fast.size,
+                         slow.bytes.begin() + copy));
+}
+
 TEST(X86OptimizeTrampoline, DisplacedCopySitsWhereTrampolineOffsetOfSays) {
   auto plan = analyze(kClassicEntry, kFunction);
   ASSERT_TRUE(plan) << plan.error();
@@ -772,21 +798,22 @@ class ExecutablePage {
 // the site jump over it; then the page is made executable.
 // The trampoline of `function` (at `at`, writable) probed at `probe_offset`,
 // written at `trampoline`, and the site jump to it.
-void probe_function(const Bytes& function, uint8_t* at, size_t probe_offset, uint8_t* trampoline) {
+void probe_function(const Bytes& function, uint8_t* at, size_t probe_offset, uint8_t* trampoline,
+                    bool sahf = true) {
   const auto function_address = reinterpret_cast<uint64_t>(at);
   const uint64_t probe = function_address + probe_offset;
   auto plan = can_optimize(function, function_address, probe, {});
   ASSERT_TRUE(plan) << plan.error();
   const TrampolineSpec spec = {reinterpret_cast<uint64_t>(trampoline),
-                               reinterpret_cast<uint64_t>(&record_hit), kCookie};
+                               reinterpret_cast<uint64_t>(&record_hit), kCookie, sahf};
   auto n = write_trampoline(*plan, spec, {trampoline, kTrampolineSize});
   ASSERT_TRUE(n) << n.error();
   const auto jump = site_jump(probe, spec.address);
   std::memcpy(at + probe_offset, jump.data(), jump.size());
 }
 
-void install(ExecutablePage& page, const Bytes& function, size_t probe_offset) {
-  probe_function(function, page.bytes(), probe_offset, page.bytes() + kTrampolineOffset);
+void install(ExecutablePage& page, const Bytes& function, size_t probe_offset, bool sahf = true) {
+  probe_function(function, page.bytes(), probe_offset, page.bytes() + kTrampolineOffset, sahf);
   if (::testing::Test::HasFatalFailure()) return;
   ASSERT_TRUE(page.make_executable());
   g_hit = Hit{};
@@ -827,6 +854,44 @@ void run_probed(size_t probe_offset) {
   EXPECT_EQ(g_hit.cookie, kCookie);
   EXPECT_EQ(g_hit.frame_alignment, 0u);
 }
+
+// rflags in, rflags as the instruction after the probe has them, out.
+// offset 0x00: 57              push rdi
+//        0x01: 9d              popfq
+//        0x02: b9 00 00 00 00  mov ecx, 0     ; the probe: displaced alone
+//        0x07: 9c              pushfq
+//        0x08: 58              pop rax
+//        0x09: fc              cld            ; the caller's ABI
+//        0x0a: c3              ret
+const Bytes kFlagsThrough = {0x57, 0x9d, 0xb9, 0x00, 0x00, 0x00, 0x00, 0x9c, 0x58, 0xfc, 0xc3};
+using FlagsThrough = uint64_t (*)(uint64_t flags);
+
+// Every combination of CF PF AF ZF SF OF and DF reaches the displaced
+// instruction and what follows as it was at the probe, and the handler
+// saw it in the frame (running with DF clear).
+void run_flags(bool sahf) {
+  constexpr uint64_t kBits[] = {0x1, 0x4, 0x10, 0x40, 0x80, 0x800, 0x400};
+  constexpr uint64_t kChecked = 0x1 | 0x4 | 0x10 | 0x40 | 0x80 | 0x800 | 0x400;
+  ExecutablePage page;
+  ASSERT_TRUE(page.ok());
+  std::memcpy(page.bytes(), kFlagsThrough.data(), kFlagsThrough.size());
+  install(page, kFlagsThrough, 0x02, sahf);
+  if (::testing::Test::HasFatalFailure()) return;
+  auto through = reinterpret_cast<FlagsThrough>(page.bytes());
+  for (uint32_t combination = 0; combination < 128; ++combination) {
+    uint64_t flags = 0x202;  // IF and the bit that is always set
+    for (size_t bit = 0; bit < std::size(kBits); ++bit) {
+      if ((combination >> bit) & 1) flags |= kBits[bit];
+    }
+    EXPECT_EQ(through(flags) & kChecked, flags & kChecked) << "rflags " << std::hex << flags;
+    EXPECT_EQ(g_hit.regs.slot[kFlags] & kChecked, flags & kChecked) << std::hex << flags;
+  }
+  EXPECT_EQ(g_hit.count, 128);
+}
+
+TEST(X86OptimizeRun, EveryStatusFlagAndDirectionFlagComeBackBySahf) { run_flags(true); }
+
+TEST(X86OptimizeRun, EveryStatusFlagAndDirectionFlagComeBackByPopfq) { run_flags(false); }
 
 TEST(X86OptimizeRun, ProbeOnARipRelativeLoadBetweenRedZoneWriteAndRead) { run_probed(0x09); }
 
