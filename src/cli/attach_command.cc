@@ -36,6 +36,10 @@ namespace {
 
 constexpr int kExitFailure = 1;
 constexpr auto kCallTimeout = std::chrono::seconds(10);
+// The hook's dlopen runs the agent's whole start, arming included (every
+// function of libc, entry and return, on a loaded machine: well over
+// 10 s); the session's own replies wait as long.
+constexpr auto kSessionStartTimeout = std::chrono::seconds(60);
 constexpr auto kLoadPointPatience = std::chrono::seconds(10);
 constexpr auto kDetachTimeout = std::chrono::seconds(5);
 
@@ -166,11 +170,12 @@ int ptrace_scope() {
 
 // Has the process call dlopen(path, flags); the other threads run meanwhile.
 Result<uint64_t> load(TracedProcess& process, uint64_t dlopen_address, const std::string& path,
-                      int flags, const std::function<void()>& between = {}) {
+                      int flags, std::chrono::milliseconds timeout = kCallTimeout,
+                      const std::function<void()>& between = {}) {
   auto pushed = process.push_string(path);
   if (!pushed) return unexpected(pushed.error());
   auto handle =
-      process.call(dlopen_address, {*pushed, static_cast<uint64_t>(flags)}, kCallTimeout, between);
+      process.call(dlopen_address, {*pushed, static_cast<uint64_t>(flags)}, timeout, between);
   if (!handle) return handle;
   if (*handle == 0) return fail("the process could not load " + path);
   return handle;
@@ -234,7 +239,8 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     }
     session = std::move(owned);
   });
-  auto hooked = load(process, *dlopen_address, *hook, RTLD_NOW, [&] { hold.serve(); });
+  auto hooked =
+      load(process, *dlopen_address, *hook, RTLD_NOW, kSessionStartTimeout, [&] { hold.serve(); });
   hold.end();
   serving.join();
   server.remove_file(hook_name);
@@ -326,10 +332,10 @@ int run_attach(const AttachOptions& options, std::ostream& terminal) {
   process->detach();  // the process runs again, probes armed
   if (injected) (void)(*injected)->resumed();
   if (!injected) {
-    if (!injected.error().message.empty()) {
-      errors << "dprobe: error: " << injected.error().message << "\n";
-    }
-    return kExitBadDefinition;
+    // No message: the session reported a refused definition already.
+    if (injected.error().message.empty()) return kExitBadDefinition;
+    errors << "dprobe: error: " << injected.error().message << "\n";
+    return kExitFailure;
   }
   tracer.adopt(std::move(*injected), tracer.first_set());
   tracer.start(options.pid);

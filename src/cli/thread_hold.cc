@@ -9,8 +9,10 @@ namespace {
 // How long the agent's request waits for the tracing thread to act.
 constexpr auto kAnswerTime = std::chrono::seconds(2);
 // How long threads stay held at most: arming every function of libc takes
-// about a second here.
-constexpr auto kLongestHold = std::chrono::seconds(5);
+// about a second here, several on a loaded machine, and a thread let go
+// before the jumps are written may reach a breakpoint with every signal
+// blocked.
+constexpr auto kLongestHold = std::chrono::seconds(15);
 
 }  // namespace
 
