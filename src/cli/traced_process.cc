@@ -198,6 +198,20 @@ Result<void> TracedProcess::wait_for_stop(pid_t tid) {
   }
 }
 
+// A thread stopped in nanosleep, poll or a futex wait with a timeout would
+// go on through restart_syscall, and stay there: once it is the thread a
+// later attach borrows, the agent's handlers its calls run reset the
+// restart block, and the call would fail with EINTR
+// (arch::reissue_stopped_syscall). It issues the call again instead, as the
+// calls themselves do.
+void TracedProcess::reissue_interrupted_syscall(pid_t tid) {
+  arch::RemoteRegs regs{};
+  if (!arch::read_remote_regs(tid, regs)) return;
+  const arch::RemoteRegs before = regs;
+  arch::reissue_stopped_syscall(regs);
+  if (std::memcmp(&before, &regs, sizeof(regs)) != 0) (void)arch::write_remote_regs(tid, regs);
+}
+
 // A thread can only be let go from a ptrace stop. One created during a call
 // (seized through PTRACE_O_TRACECLONE) may not have reported its first stop
 // yet: wait for it, then let it go. A signal that stopped it when it was
@@ -206,6 +220,7 @@ void TracedProcess::let_go(pid_t tid) {
   const auto pending = pending_signals_.find(tid);
   const long sig = pending == pending_signals_.end() ? 0 : pending->second;
   if (pending != pending_signals_.end()) pending_signals_.erase(pending);
+  if (sig == 0) reissue_interrupted_syscall(tid);
   const std::string alive = "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     if (::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(sig)) == 0) return;

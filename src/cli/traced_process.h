@@ -84,6 +84,7 @@ class TracedProcess {
   Result<void> wait_for_stop(pid_t tid);
   // PTRACE_DETACH, with the signal its stop held back, if any.
   void let_go(pid_t tid);
+  void reissue_interrupted_syscall(pid_t tid);
   Result<void> take_back(const arch::RemoteRegs& regs);
 
   pid_t pid_;

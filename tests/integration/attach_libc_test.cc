@@ -182,6 +182,27 @@ TEST(AttachLibc, AProcessOfOneThreadTakesJumpsWhereABreakpointCouldKillIt) {
   EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
 }
 
+// Its only thread sleeps in nanosleep through two attaches: each holds
+// it at detach, and the second borrows it for its calls, whose breakpoint
+// handlers reset the thread's restart block. Let go after the first
+// detach to restart through restart_syscall, the thread came back from the
+// second attach with EINTR; let go to issue nanosleep again, it sleeps on.
+TEST(AttachLibc, ASleepingThreadAttachedToTwiceSleepsOnWithoutEINTR) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess sleeper({program("attach_sleeper_O2"), "sleep", "4000"}, dir.file("sleeper.out"),
+                      dir.file("sleeper.err"));
+  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping", 20s)) << sleeper.err();
+  for (int attach = 0; attach < 2; ++attach) {
+    const RunResult run =
+        run_dprobe({"attach", "-p", std::to_string(sleeper.pid()), "-e", "p:g/m libc.so.6:malloc",
+                    "--duration", "0.1", "-o", "/dev/null"});
+    ASSERT_EQ(run.status, 0) << "attach " << attach << ": " << run;
+  }
+  EXPECT_EQ(sleeper.wait(30s), 0) << sleeper.err();
+  EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
+}
+
 // Attached while its main thread waits with every signal blocked (as in
 // pthread_create's clone), the calls dprobe has that thread make (dlopen,
 // dlclose) reach breakpoints (--no-optimize keeps them so): the agent's
