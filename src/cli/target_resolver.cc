@@ -61,11 +61,19 @@ TargetResolver::TargetResolver(std::string executable)
     : executable_(executable), objects_(std::move(executable)) {}
 
 Result<const LoadedObject*, LookupError> TargetResolver::load(const std::string& object) {
-  auto path = objects_.resolve(object.empty() ? executable_ : object);
-  if (!path) return unexpected(path.error());
-  auto& slot = cache_[*path];
+  // Finding a library by name opens the executable and every object it
+  // needs: once per name, not once per definition (a wildcard over libc
+  // gives thousands).
+  const std::string& name = object.empty() ? executable_ : object;
+  auto known = paths_.find(name);
+  if (known == paths_.end()) {
+    auto path = objects_.resolve(name);
+    if (!path) return unexpected(path.error());
+    known = paths_.emplace(name, std::move(*path)).first;
+  }
+  auto& slot = cache_[known->second];
   if (!slot) {
-    auto elf = symbols::ElfFile::open(*path);
+    auto elf = symbols::ElfFile::open(known->second);
     if (!elf) return unexpected(elf.error());
     symbols::SymbolTable table(*elf);
     std::vector<symbols::FunctionSymbol> variables = elf->variables();

@@ -61,6 +61,7 @@ class TargetResolver {
 
   std::string executable_;
   symbols::ObjectResolver objects_;
+  std::map<std::string, std::string> paths_;  // object as named -> its file
   std::map<std::string, std::unique_ptr<LoadedObject>> cache_;
 };
 
