@@ -169,10 +169,12 @@ std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
 Result<std::unique_ptr<Probe>, arch::Refusal> ProbeRegistry::prepare(const ProbeSite& site) {
   const Range* banned = blacklisted(site.address);
   if (banned != nullptr && !(banned->as_jump && direct_jumps_ && optimizer_)) {
-    return failure(arch::ArmStatus::kBlacklisted,
-                   banned->reason + (banned->as_jump ? "; a jump could go there, written before "
-                                                       "the program runs (dprobe run, optimized)"
-                                                     : ""));
+    return failure(
+        arch::ArmStatus::kBlacklisted,
+        banned->reason + (banned->as_jump ? "; a jump could go there, written while no other "
+                                            "thread runs (dprobe run before the program starts, "
+                                            "attach to a program of one thread; optimized)"
+                                          : ""));
   }
   const bool from_function = site.function_address <= site.address &&
                              site.address - site.function_address < kMaxDecodeSpan;
