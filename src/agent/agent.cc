@@ -377,7 +377,9 @@ class Agent {
   static void hold_threads(const protocol::Probes& probes, arch::AgentDescriptor& channel) {
     set_cli_holds_threads(probes.holds_threads);
     if (!probes.holds_threads || !probes.optimize || no_other_threads()) return;
-    std::mutex alone;  // before the session runs, nothing else sends
+    // Nothing else sends yet: the loader's lock, held by the thread that
+    // loads the agent, keeps every other thread from asking (loader_watch).
+    std::mutex alone;
     (void)ask_cli_to_hold_others(channel.fd(), alone);
   }
 
