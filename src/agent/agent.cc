@@ -379,8 +379,7 @@ class Agent {
     if (!probes.holds_threads || !probes.optimize || no_other_threads()) return;
     // Nothing else sends yet: the loader's lock, held by the thread that
     // loads the agent, keeps every other thread from asking (loader_watch).
-    std::mutex alone;
-    (void)ask_cli_to_hold_others(channel.fd(), alone);
+    (void)ask_cli_to_hold_others(channel.fd());
   }
 
   // The registry and the signal handlers live as long as the process.

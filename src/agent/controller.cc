@@ -41,13 +41,13 @@ void publish_session(int32_t tracer_pid) {
   __atomic_store_n(&dprobe_session_tracer, tracer_pid, __ATOMIC_RELEASE);
 }
 
-void disarm_everything(bool others_stopped) {
+void disarm_everything() {
   AgentState& state = agent_state();
   state.recording.store(false);
   stop_syscall_tracing();
   if (!state.registry) return;
   std::lock_guard lock(state.registry_writer);
-  state.registry->disarm_all(others_stopped);
+  state.registry->disarm_all();
 }
 
 Controller*& Controller::current() {
@@ -178,9 +178,7 @@ void Controller::read_loop() {
       release_site_rewrites();
     } else if (message->type == protocol::MessageType::kDetach) {
       stop_asking();
-      // Taking a jump back passes through a breakpoint, which a thread
-      // with every signal blocked must not reach: `attach` holds them.
-      disarm_everything(cli_holds_threads() && ask_cli_to_hold_others(now, send_mutex_));
+      disarm_for_detach(now);
       // The CLI drains once more when told: a hit still writing its record
       // would be counted and never read.
       if (state.registry) state.registry->wait_for_handlers();
@@ -192,6 +190,25 @@ void Controller::read_loop() {
     }
   }
   let_go();
+}
+
+// Taking a jump back passes through a breakpoint, which a thread with
+// every signal blocked must not reach: `attach` holds the program's
+// threads meanwhile, and each jump goes back in one write. The registry's
+// writer lock and the send lock are taken before they stop (a stopped
+// thread must own neither), and nothing allocates until they run again (a
+// stopped thread may own the allocator's lock). They run again before the
+// handlers are waited for: one stopped inside a hit would hold the wait up.
+void Controller::disarm_for_detach(int socket) {
+  AgentState& state = agent_state();
+  state.recording.store(false);
+  stop_syscall_tracing();
+  if (!state.registry) return;
+  std::lock_guard writer(state.registry_writer);
+  std::lock_guard sending(send_mutex_);
+  const bool held = cli_holds_threads() && ask_cli_to_hold_others(socket);
+  state.registry->disarm_all(held);
+  if (held) (void)protocol::send_message(socket, protocol::MessageType::kReleaseThreads, {});
 }
 
 // The CLI is gone: nothing may stay armed, nobody may wait for it.

@@ -60,6 +60,7 @@ class Controller {
   bool wait_parked_for_first_job();
   void let_go();
   void stop_asking();
+  void disarm_for_detach(int socket);
   // The socket's number, if it still is the agent's: the program may have
   // closed it behind the interposers' back (a raw close_range) and put a
   // file of its own there. -1 then: the session is over.
@@ -79,8 +80,7 @@ class Controller {
 };
 
 // Disarms every probe and stops recording: the program goes on untraced.
-// `others_stopped`: no other thread runs meanwhile (ProbeRegistry::disarm_all).
-void disarm_everything(bool others_stopped = false);
+void disarm_everything();
 
 // The pid of the dprobe whose session is on in this process, 0 when none:
 // `dprobe attach` reads it from outside (the agent's symbol, found through

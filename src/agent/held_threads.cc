@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <mutex>
 
 #include "arch/runtime/raw_syscall.h"
 #include "protocol/channel.h"
@@ -17,20 +16,18 @@ std::atomic<bool> g_cli_holds_threads{false};
 
 }  // namespace
 
-bool ask_cli_to_hold_others(int socket, std::mutex& send_mutex) {
-  {
-    const protocol::HoldThreads hold{{arch::raw_gettid()}};
-    std::lock_guard lock(send_mutex);
-    if (!protocol::send_message(socket, protocol::MessageType::kHoldThreads, encode(hold))) {
-      return false;
-    }
+bool ask_cli_to_hold_others(int socket) {
+  const protocol::HoldThreads hold{{arch::raw_gettid()}};
+  if (!protocol::send_message(socket, protocol::MessageType::kHoldThreads, encode(hold))) {
+    return false;
   }
+  // The threads may be stopped from here on: nothing below allocates.
   while (true) {
-    auto answer = protocol::receive_message(socket);
+    std::byte held[1];
+    auto answer = protocol::receive_small_message(socket, held);
     if (!answer) return false;
-    if (answer->fd >= 0) ::close(answer->fd);
     if (answer->type == protocol::MessageType::kThreadsHeld) {
-      return answer->payload.size() == 1 && answer->payload[0] == std::byte{1};
+      return answer->size == 1 && held[0] == std::byte{1};
     }
   }
 }

@@ -8,17 +8,17 @@
 #ifndef DPROBE_AGENT_HELD_THREADS_H_
 #define DPROBE_AGENT_HELD_THREADS_H_
 
-#include <mutex>
-
 namespace dprobe::agent {
 
 // Asks the CLI on `socket` to hold every thread of the process but the
 // caller, and waits for its answer: true if they are held, until the
-// agent's next message (ArmReport, Detached) lets them go. The request is
-// sent under `send_mutex`, as every message of the agent's threads; a
-// message that comes meanwhile (a late answer to a loader's question) is
-// dropped.
-bool ask_cli_to_hold_others(int socket, std::mutex& send_mutex);
+// agent's next message (ArmReport, ReleaseThreads, Detached) lets them go.
+// The caller holds whatever lock its other threads send under: no thread
+// may be stopped half-way through a message. A message that comes
+// meanwhile (a late answer to a loader's question) is dropped. Once the
+// request is out, nothing allocates: a stopped thread may hold the
+// allocator's lock.
+bool ask_cli_to_hold_others(int socket);
 
 // Whether the CLI of this session can hold threads (attach), as its
 // Probes said.

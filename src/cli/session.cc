@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/session.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -26,8 +27,10 @@ constexpr int kExitFailure = 1;
 constexpr auto kAgentStartTimeout = std::chrono::seconds(10);
 constexpr int kReplyTimeoutSeconds = 60;
 // How long the program's threads stay held while the agent detaches, at
-// most: it writes every probe's bytes back, which takes milliseconds.
-constexpr int kLongestDetachHoldMs = 2000;
+// most: it writes every probe's bytes back, which takes milliseconds, and
+// takes nothing a stopped thread could hold; as long as the CLI waits for
+// the detach to be confirmed.
+constexpr auto kLongestDetachHold = std::chrono::seconds(5);
 
 void set_reply_timeout(int socket) {
   timeval tv{kReplyTimeoutSeconds, 0};
@@ -295,13 +298,12 @@ Result<void> Session::go() {
 
 void Session::serve() {
   // Threads the agent asked to be held while it detaches, let go when it
-  // says Detached, when the session ends, or when it is slow to.
+  // says so (ReleaseThreads, Detached), when the session ends, or at the
+  // deadline whatever happens.
   std::unique_ptr<TracedProcess> held;
+  auto held_until = std::chrono::steady_clock::now();
   while (true) {
-    if (held) {
-      pollfd ready{socket_, POLLIN, 0};
-      if (::poll(&ready, 1, kLongestDetachHoldMs) == 0) held.reset();
-    }
+    if (held && !message_within(held_until)) held.reset();
     auto message = protocol::receive_message(socket_);
     if (!message) break;  // the program is gone, or we let go
     if (message->fd >= 0) ::close(message->fd);
@@ -313,6 +315,9 @@ void Session::serve() {
       if (report) report_failures(*report);
     } else if (message->type == protocol::MessageType::kHoldThreads) {
       held = hold_for_detach(message->payload);
+      held_until = std::chrono::steady_clock::now() + kLongestDetachHold;
+    } else if (message->type == protocol::MessageType::kReleaseThreads) {
+      held.reset();
     } else if (message->type == protocol::MessageType::kDetached) {
       held.reset();
       std::lock_guard lock(detach_mutex_);
@@ -325,6 +330,20 @@ void Session::serve() {
   detached_ = true;  // nothing left to detach from
   ended_ = true;
   detached_cv_.notify_all();
+}
+
+// Whether a message arrives before `deadline`.
+bool Session::message_within(std::chrono::steady_clock::time_point deadline) const {
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd ready{socket_, POLLIN, 0};
+    const int n = ::poll(&ready, 1, static_cast<int>(left.count()));
+    if (n > 0) return true;
+    if (n == 0) return false;
+    if (errno != EINTR) return true;  // the receive reports it
+  }
 }
 
 // The agent detaches (attach only): it takes its jumps back without a

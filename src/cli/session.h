@@ -117,6 +117,7 @@ class Session {
   Result<void> send(protocol::MessageType type, std::span<const std::byte> payload);
   void serve();
   std::unique_ptr<TracedProcess> hold_for_detach(std::span<const std::byte> payload);
+  bool message_within(std::chrono::steady_clock::time_point deadline) const;
   void objects_changed(const protocol::ObjectsChanged& changed);
   void report_failures(const protocol::ArmReport& report);
   void placed(const std::vector<protocol::ProbeRequest>& requests);

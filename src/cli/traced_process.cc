@@ -199,11 +199,11 @@ Result<void> TracedProcess::wait_for_stop(pid_t tid) {
 }
 
 // A thread stopped in nanosleep, poll or a futex wait with a timeout would
-// go on through restart_syscall, and stay there: once it is the thread a
-// later attach borrows, the agent's handlers its calls run reset the
-// restart block, and the call would fail with EINTR
-// (arch::reissue_stopped_syscall). It issues the call again instead, as the
-// calls themselves do.
+// go on through restart_syscall, and stay there: if it is the thread a
+// later attach borrows (the main one), the agent's handlers its calls run
+// reset the restart block, and the call would fail with EINTR
+// (arch::reissue_stopped_syscall). It issues the call again instead (its
+// timeout starts over), as the calls themselves do.
 void TracedProcess::reissue_interrupted_syscall(pid_t tid) {
   arch::RemoteRegs regs{};
   if (!arch::read_remote_regs(tid, regs)) return;
@@ -220,7 +220,9 @@ void TracedProcess::let_go(pid_t tid) {
   const auto pending = pending_signals_.find(tid);
   const long sig = pending == pending_signals_.end() ? 0 : pending->second;
   if (pending != pending_signals_.end()) pending_signals_.erase(pending);
-  if (sig == 0) reissue_interrupted_syscall(tid);
+  // Only the main thread is borrowed by a later attach: the others keep
+  // the kernel's exact restart.
+  if (sig == 0 && tid == pid_) reissue_interrupted_syscall(tid);
   const std::string alive = "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     if (::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(sig)) == 0) return;

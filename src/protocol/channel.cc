@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -125,6 +126,26 @@ Result<Message> receive_message(int socket) {
   if (auto body = receive_all(socket, message.payload.data(), length); !body) {
     if (message.fd >= 0) ::close(message.fd);
     return unexpected(body.error());
+  }
+  return message;
+}
+
+Result<SmallMessage> receive_small_message(int socket, std::span<std::byte> payload) {
+  std::byte header[kHeaderBytes];
+  auto fd = receive_header(socket, header);
+  if (!fd) return unexpected(fd.error());
+  if (*fd >= 0) ::close(*fd);
+  SmallMessage message;
+  std::memcpy(&message.size, header, 4);
+  message.type = static_cast<MessageType>(header[4]);
+  size_t left = message.size;
+  while (left > 0) {
+    std::byte dropped[256];
+    const bool keep = message.size <= payload.size();
+    std::byte* into = keep ? payload.data() + (message.size - left) : dropped;
+    const size_t chunk = keep ? left : std::min(left, sizeof(dropped));
+    if (auto body = receive_all(socket, into, chunk); !body) return unexpected(body.error());
+    left -= chunk;
   }
   return message;
 }

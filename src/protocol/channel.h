@@ -35,6 +35,16 @@ Result<void> send_message(int socket, MessageType type, std::span<const std::byt
                           int fd = -1);
 Result<Message> receive_message(int socket);
 
+// A message received into the caller's `payload` buffer, allocating
+// nothing (for a thread that must not call the allocator: the agent's
+// while the program's threads are stopped). A longer payload is read and
+// dropped; `size` says how long it was. A descriptor sent along is closed.
+struct SmallMessage {
+  MessageType type = MessageType::kHello;
+  uint32_t size = 0;
+};
+Result<SmallMessage> receive_small_message(int socket, std::span<std::byte> payload);
+
 struct PeerCredentials {
   pid_t pid;
   uid_t uid;

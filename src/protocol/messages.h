@@ -33,7 +33,7 @@
 
 namespace dprobe::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 
 enum class MessageType : uint8_t {
   kHello = 1,
@@ -47,14 +47,18 @@ enum class MessageType : uint8_t {
   // attach: the thread the CLI borrowed to load the agent runs the
   // program's own code again (its registers restored, ptrace gone).
   kResumed,
-  // attach, agent to CLI, just before it arms (protocol::HoldThreads):
-  // stop every thread of the program but these, while the probes go from
-  // breakpoints to jumps, so that none of them reaches a breakpoint with
-  // every signal blocked (thread exit, posix_spawn's child).
+  // attach, agent to CLI, just before it arms and when it detaches
+  // (protocol::HoldThreads): stop every thread of the program but these,
+  // while the probes go from breakpoints to jumps (or jumps go back), so
+  // that none of them reaches a breakpoint with every signal blocked
+  // (thread exit, posix_spawn's child).
   kHoldThreads,
-  // The CLI's answer (one byte: 1 held, 0 not). They run again once the
-  // CLI has the arm report, or after a few seconds whatever happens.
+  // The CLI's answer (one byte: 1 held, 0 not). Held for arming, they run
+  // again once the CLI has the arm report; for detach, at kReleaseThreads
+  // (or Detached). After some seconds whatever happens.
   kThreadsHeld,
+  // Agent to CLI, detaching: every byte is back, let the threads go.
+  kReleaseThreads,
 };
 
 struct HoldThreads {

@@ -161,6 +161,7 @@ struct SyscallTrampolineSpec {
   // selector: `syscall; jmp <back to the exit call>`, then `syscall; jmp
   // <back after the site>` (16 bytes each); 0: no gadgets.
   uint64_t gadget = 0;
+  bool sahf = true;  // as TrampolineSpec::sahf
 };
 
 // The trampoline's last 32 bytes (kSyscallLinksOffset), which enter and

@@ -34,7 +34,8 @@ Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan, u
                                                      uint64_t enter, uint64_t exit, uint64_t site,
                                                      uint64_t gadget, std::span<uint8_t> out,
                                                      std::span<uint8_t> gadget_out) {
-  return x86_64::write_syscall_trampoline(plan, {address, enter, exit, site, gadget}, out,
+  static const bool sahf = x86_64::host_has_sahf();
+  return x86_64::write_syscall_trampoline(plan, {address, enter, exit, site, gadget, sahf}, out,
                                           gadget_out);
 }
 

@@ -467,12 +467,12 @@ Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
     return unexpected(copied.error());
   }
   const uint64_t links = spec.address + kSyscallLinksOffset;
-  const size_t enter_ip = emit_save_call_restore(e, {spec.address, spec.enter, links});
+  const size_t enter_ip = emit_save_call_restore(e, {spec.address, spec.enter, links, spec.sahf});
   e.put({0xff, 0xe1});  // jmp *%rcx: where enter sent the call
   const uint64_t plain = spec.address + e.pos();
   e.put({0x0f, 0x05});  // syscall
   const uint64_t exit_at = spec.address + e.pos();
-  const size_t exit_ip = emit_save_call_restore(e, {spec.address, spec.exit, links});
+  const size_t exit_ip = emit_save_call_restore(e, {spec.address, spec.exit, links, spec.sahf});
   jump_to(e, spec.address, plan.address + plan.displaced_length);
   if (e.pos() > kSyscallLinksOffset) {
     return unexpected("the trampoline's code takes " + std::to_string(e.pos()) +

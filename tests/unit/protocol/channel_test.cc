@@ -159,6 +159,30 @@ TEST(Channel, SmallPayloadCarriesAMessage) {
   EXPECT_EQ(back->objects[0].path, "/bin/true");
 }
 
+// The agent's read while the program's threads are stopped: into its own
+// buffer, a payload too long for it read through and dropped, the next
+// message intact after it.
+TEST(Channel, SmallMessageFitsTheBufferOrIsDroppedWhole) {
+  SocketPair pair;
+  const std::vector<std::byte> long_payload(3000, std::byte{7});
+  const std::byte held{1};
+  ASSERT_TRUE(send_message(pair.a(), MessageType::kProbes, long_payload));
+  ASSERT_TRUE(send_message(pair.a(), MessageType::kThreadsHeld, std::span(&held, 1)));
+  std::byte buffer[1] = {std::byte{0}};
+  auto dropped = receive_small_message(pair.b(), buffer);
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  EXPECT_EQ(dropped->type, MessageType::kProbes);
+  EXPECT_EQ(dropped->size, 3000u);
+  EXPECT_EQ(buffer[0], std::byte{0}) << "a payload too long is not written";
+  auto answer = receive_small_message(pair.b(), buffer);
+  ASSERT_TRUE(answer) << answer.error().message;
+  EXPECT_EQ(answer->type, MessageType::kThreadsHeld);
+  EXPECT_EQ(answer->size, 1u);
+  EXPECT_EQ(buffer[0], std::byte{1});
+  pair.close_a();
+  EXPECT_FALSE(receive_small_message(pair.b(), buffer));
+}
+
 TEST(Channel, EveryTypeAndSizeKeepsItsFrame) {
   SocketPair pair;
   const MessageType types[] = {MessageType::kHello, MessageType::kProbes, MessageType::kArmReport,
