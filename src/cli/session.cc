@@ -264,8 +264,7 @@ Result<protocol::ArmReport> Session::receive_arm_report(const SessionOptions& op
     }
     auto hold = protocol::decode_hold_threads(message->payload);
     const bool held = hold && options.hold_threads && options.hold_threads(hold->running);
-    const std::byte answer{static_cast<uint8_t>(held ? 1 : 0)};
-    if (auto sent = send(protocol::MessageType::kThreadsHeld, std::span(&answer, 1)); !sent) {
+    if (auto sent = answer_hold(held); !sent) {
       if (options.release_threads) options.release_threads();
       return unexpected(sent.error());
     }
@@ -357,9 +356,13 @@ std::unique_ptr<TracedProcess> Session::hold_for_detach(std::span<const std::byt
     auto process = TracedProcess::hold(pid_, {hold->running.begin(), hold->running.end()});
     if (process) held = std::make_unique<TracedProcess>(std::move(*process));
   }
-  const std::byte answer{static_cast<uint8_t>(held ? 1 : 0)};
-  if (!send(protocol::MessageType::kThreadsHeld, std::span(&answer, 1))) held.reset();
+  if (!answer_hold(held != nullptr)) held.reset();
   return held;
+}
+
+Result<void> Session::answer_hold(bool held) {
+  const std::byte answer{static_cast<uint8_t>(held ? 1 : 0)};
+  return send(protocol::MessageType::kThreadsHeld, std::span(&answer, 1));
 }
 
 // The loader mapped or unmapped objects: the probes of the new ones, now,

@@ -118,6 +118,8 @@ class Session {
   void serve();
   std::unique_ptr<TracedProcess> hold_for_detach(std::span<const std::byte> payload);
   bool message_within(std::chrono::steady_clock::time_point deadline) const;
+  // The answer to kHoldThreads: whether the threads are held.
+  Result<void> answer_hold(bool held);
   void objects_changed(const protocol::ObjectsChanged& changed);
   void report_failures(const protocol::ArmReport& report);
   void placed(const std::vector<protocol::ProbeRequest>& requests);

@@ -107,13 +107,15 @@ TracedProcess::TracedProcess(TracedProcess&& other) noexcept
 
 TracedProcess::~TracedProcess() { detach(); }
 
+// The calls run on the main thread, or on the first live one when the
+// main thread has exited.
 Result<TracedProcess> TracedProcess::stop(pid_t pid) {
-  TracedProcess process(pid);
-  process.attached_ = true;
-  if (auto seized = process.seize_all(); !seized) {
-    process.detach();
-    return unexpected(seized.error());
+  auto process = hold(pid, {});
+  if (!process) return process;
+  if (process->threads_.empty()) {
+    return fail("process " + std::to_string(pid) + " has no live thread");
   }
+  process->caller_ = process->threads_.contains(pid) ? pid : *process->threads_.begin();
   return process;
 }
 
@@ -125,15 +127,6 @@ Result<TracedProcess> TracedProcess::hold(pid_t pid, const std::set<pid_t>& runn
     return unexpected(held.error());
   }
   return process;
-}
-
-// The calls run on the main thread, or on the first live one when the
-// main thread has exited.
-Result<void> TracedProcess::seize_all() {
-  if (auto held = hold_others({}); !held) return held;
-  if (threads_.empty()) return fail("process " + std::to_string(pid_) + " has no live thread");
-  caller_ = threads_.contains(pid_) ? pid_ : *threads_.begin();
-  return {};
 }
 
 Result<bool> TracedProcess::seize(pid_t tid) {
@@ -207,9 +200,7 @@ Result<void> TracedProcess::wait_for_stop(pid_t tid) {
 void TracedProcess::reissue_interrupted_syscall(pid_t tid) {
   arch::RemoteRegs regs{};
   if (!arch::read_remote_regs(tid, regs)) return;
-  const arch::RemoteRegs before = regs;
-  arch::reissue_stopped_syscall(regs);
-  if (std::memcmp(&before, &regs, sizeof(regs)) != 0) (void)arch::write_remote_regs(tid, regs);
+  if (arch::reissue_stopped_syscall(regs)) (void)arch::write_remote_regs(tid, regs);
 }
 
 // A thread can only be let go from a ptrace stop. One created during a call
@@ -293,7 +284,7 @@ Result<uint64_t> TracedProcess::call(uint64_t function, std::initializer_list<ui
   if (!arch::read_remote_regs(caller_, saved)) {
     return fail("cannot read registers: " + errno_text());
   }
-  arch::reissue_stopped_syscall(saved);
+  (void)arch::reissue_stopped_syscall(saved);
   if (scratch_ == 0) scratch_ = (arch::remote_sp(saved) - kStackGap) & ~uint64_t{15};
   arch::RemoteRegs regs = saved;
   // A call returns to address 0: the fault there is how we know it is done.

@@ -77,7 +77,6 @@ class TracedProcess {
 
  private:
   explicit TracedProcess(pid_t pid) : pid_(pid) {}
-  Result<void> seize_all();
   // Seizes and stops `tid`: false if it is gone (or going), an error if it
   // cannot be traced.
   Result<bool> seize(pid_t tid);

@@ -138,10 +138,10 @@ Result<SmallMessage> receive_small_message(int socket, std::span<std::byte> payl
   SmallMessage message;
   std::memcpy(&message.size, header, 4);
   message.type = static_cast<MessageType>(header[4]);
+  const bool keep = message.size <= payload.size();
+  std::byte dropped[256];
   size_t left = message.size;
   while (left > 0) {
-    std::byte dropped[256];
-    const bool keep = message.size <= payload.size();
     std::byte* into = keep ? payload.data() + (message.size - left) : dropped;
     const size_t chunk = keep ? left : std::min(left, sizeof(dropped));
     if (auto body = receive_all(socket, into, chunk); !body) return unexpected(body.error());

@@ -54,8 +54,9 @@ bool in_remote_syscall(const RemoteRegs& regs, std::span<const uint8_t> at_pc);
 // thread's restart block; the remote calls run the agent's signal handlers,
 // whose sigreturns reset that block, so the restart would return EINTR,
 // which the program never asked for. This makes the thread issue the call
-// again instead, as the kernel does for the other -ERESTART codes.
-void reissue_stopped_syscall(RemoteRegs& regs);
+// again instead, as the kernel does for the other -ERESTART codes. Whether
+// it changed `regs`.
+bool reissue_stopped_syscall(RemoteRegs& regs);
 
 // Sets `regs` up for a call of `function` with up to six integer `args`,
 // its stack below `stack_top` (16-byte aligned), returning to address 0

@@ -58,7 +58,7 @@ bool in_remote_syscall(const RemoteRegs& regs, std::span<const uint8_t> at_pc) {
 // Nothing to do: at a ptrace stop arm64's signal path has already put the
 // pc back on the svc and x0 back to the call's first argument, so writing
 // the saved registers back makes the call again.
-void reissue_stopped_syscall(RemoteRegs&) {}
+bool reissue_stopped_syscall(RemoteRegs&) { return false; }
 
 uint64_t set_up_remote_call(RemoteRegs& regs, uint64_t function, std::span<const uint64_t> args,
                             uint64_t stack_top) {

@@ -28,15 +28,16 @@ bool in_remote_syscall(const RemoteRegs& regs, std::span<const uint8_t>) {
   return static_cast<long long>(regs.gp.orig_rax) >= 0;
 }
 
-void reissue_stopped_syscall(RemoteRegs& regs) {
+bool reissue_stopped_syscall(RemoteRegs& regs) {
   user_regs_struct& gp = regs.gp;
   if (static_cast<long long>(gp.orig_rax) < 0 ||
       static_cast<long long>(gp.rax) != kRestartRestartBlock) {
-    return;
+    return false;
   }
   gp.rax = gp.orig_rax;
   gp.rip -= 2;                                        // back onto the syscall instruction (0f 05)
   gp.orig_rax = static_cast<unsigned long long>(-1);  // no restart of the kernel's on top
+  return true;
 }
 
 uint64_t set_up_remote_call(RemoteRegs& regs, uint64_t function, std::span<const uint64_t> args,
