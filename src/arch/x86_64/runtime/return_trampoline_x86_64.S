@@ -8,8 +8,8 @@
  * from -- and jumps here. This code saves the registers, calls
  * dprobe_return_hit(index, saved) (agent/return_probes.cc), which runs the
  * return handlers and answers the real return address; that goes back into
- * the slot, the registers come back, and `ret` goes on to the caller
- * exactly as the function's own `ret` would have.
+ * the slot, the registers come back, and a jump through the slot goes on
+ * to the caller with the stack exactly as the function's own `ret` left it.
  *
  * The integer return value (rax, rdx) and the SSE one (xmm0, xmm1) are
  * kept; the C++ handler touches no x87 register. */
@@ -65,7 +65,13 @@ dprobe_return_common:
   pop %rdx
   pop %rcx
   pop %rax
-  ret
+  /* Not `ret`: the function's own ret already took the return stack
+   * buffer's entry for this return, and a second ret would take the one
+   * its caller's return needs, so every return up the chain would be
+   * mispredicted. An indirect jump leaves that buffer as it is. The slot
+   * is in the red zone once rsp moves past it: no signal frame lands there. */
+  lea 8(%rsp), %rsp
+  jmp *-8(%rsp)
   .cfi_endproc
   .size dprobe_return_common, .-dprobe_return_common
 
