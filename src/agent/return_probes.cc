@@ -71,6 +71,26 @@ void free_instance(uint32_t index, ReturnMachinery& m) noexcept {
   m.pool.release(index);
 }
 
+// A thread keeps a few instances it freed for its next calls: the pool's
+// free list is one atomic for the whole process, and a return-probed call
+// must not write a cache line that every thread writes. A spare is marked
+// with its thread's id, so that a sweep gives back those of exited threads.
+std::optional<uint32_t> take_instance(ThreadTrace& thread, ReturnMachinery& m) noexcept {
+  if (thread.spare_count != 0) return thread.spare[--thread.spare_count];
+  return m.pool.acquire();
+}
+
+void give_back(uint32_t index, ThreadTrace& thread, ReturnMachinery& m) noexcept {
+  if (thread.tid == 0 || thread.spare_count == std::size(thread.spare)) {
+    free_instance(index, m);
+    return;
+  }
+  ReturnInstance& instance = m.pool.at(index);
+  instance.tid = thread.tid;
+  instance.state.store(core::kInstanceSpare, std::memory_order_release);
+  thread.spare[thread.spare_count++] = index;
+}
+
 bool still_in_its_slot(uint32_t index, ReturnMachinery& m) noexcept {
   return arch::frame_returns_to(m.pool.at(index).stack_slot, m.stubs->address(index));
 }
@@ -89,7 +109,7 @@ void drop_top(ThreadTrace& thread, ReturnMachinery& m, AgentState& state) noexce
     instance.prev = thread.zombie_top;
     thread.zombie_top = index + 1;
   } else {
-    free_instance(index, m);  // it returned on another thread meanwhile
+    give_back(index, thread, m);  // it returned on another thread meanwhile
   }
 }
 
@@ -103,7 +123,7 @@ void sweep_zombies(ThreadTrace& thread, ReturnMachinery& m) noexcept {
     const bool returned = instance.state.load(std::memory_order_acquire) == core::kInstanceReturned;
     if (returned || !still_in_its_slot(index, m)) {
       *link = instance.prev;
-      free_instance(index, m);
+      give_back(index, thread, m);
     } else {
       link = &instance.prev;
     }
@@ -336,9 +356,9 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   sweep_zombies(thread, *m);
   const uint64_t handlers = admitted_handlers(probe, thread, *m, state);
   if (handlers == 0) return;
-  const auto index = m->pool.acquire();
+  const auto index = take_instance(thread, *m);
   if (!index || !readable) {
-    if (index) m->pool.release(*index);
+    if (index) give_back(*index, thread, *m);
     count_misses(probe, handlers, state);
     return;
   }
@@ -359,7 +379,7 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   instance.state.store(core::kInstanceLive, std::memory_order_release);
   const uint64_t stub = m->stubs->address(*index);
   if (!arch::replace_return_address(regs, stub)) {
-    free_instance(*index, *m);
+    give_back(*index, thread, *m);
     count_misses(probe, handlers, state);
     return;
   }
@@ -385,12 +405,22 @@ void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
       count_misses(instance, state);
       seen = core::kInstanceZombie;
     }
-    if (seen == core::kInstanceReturned || !still_in_its_slot(index, *m)) free_instance(index, *m);
+    const bool gone = seen == core::kInstanceReturned || seen == core::kInstanceSpare;
+    if (gone || !still_in_its_slot(index, *m)) free_instance(index, *m);
   }
   g_sweeping.clear(std::memory_order_release);
 }
 
-void return_probes_after_fork() noexcept { g_sweeping.clear(std::memory_order_relaxed); }
+void return_probes_after_fork() noexcept {
+  g_sweeping.clear(std::memory_order_relaxed);
+  // The forking thread's spares carry its id in the parent: a sweep here
+  // would take them for an exited thread's while this thread still has them.
+  ThreadTrace& thread = current_thread();
+  if (g_machinery != nullptr) {
+    while (thread.spare_count != 0) free_instance(thread.spare[--thread.spare_count], *g_machinery);
+  }
+  thread.spare_count = 0;
+}
 
 bool is_return_stub(uint64_t address) noexcept {
   return g_machinery != nullptr && g_machinery->stubs->contains(address);
@@ -415,9 +445,9 @@ extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint
     run_events_guarded(instance, saved, thread, state);
     thread.return_top = instance.prev;
     --thread.return_depth;
-    free_instance(id, m);
+    give_back(id, thread, m);
   } else if (unlink_zombie(id, thread, m)) {
-    free_instance(id, m);  // dropped too early (a coroutine's frame): home anyway
+    give_back(id, thread, m);  // dropped too early (a coroutine's frame): home anyway
   } else {
     // Its thread is another (a coroutine moved): traced here; that thread
     // lets it go.

@@ -42,7 +42,9 @@ class StubFixup final : public core::ReturnAddressFixup {
       if (!index || *index >= table_->pool->size()) return 0;
       const core::ReturnInstance& instance = table_->pool->at(*index);
       const uint32_t state = instance.state.load(std::memory_order_acquire);
-      if (state == core::kInstanceFree || (slot != 0 && instance.stack_slot != slot)) return 0;
+      if (state == core::kInstanceFree || state == core::kInstanceSpare ||
+          (slot != 0 && instance.stack_slot != slot))
+        return 0;
       address = instance.return_address;
     }
     return 0;

@@ -36,6 +36,7 @@ enum InstanceState : uint32_t {
   kInstanceLive,
   kInstanceZombie,
   kInstanceReturned,
+  kInstanceSpare,  // freed, kept by its thread (`tid`) for its next call
 };
 
 struct ReturnInstance {

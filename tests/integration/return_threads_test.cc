@@ -6,7 +6,8 @@
 // the program, its cleanup handler runs, its live instances are counted
 // as misses and the other threads are traced as before; 8 threads x
 // 10,000 return-probed calls, each thread's returns exact and in order;
-// and more threads than ring slots: every return hit is traced or counted.
+// and more threads than ring slots: every return hit is traced or counted;
+// waves of threads: the return instances of exited threads come back.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -151,6 +152,22 @@ TEST_P(ReturnThreads, MoreThreadsThanRingsEveryReturnTracedOrCounted) {
   for (const TraceLine& line : lines_of(lines, "work")) {
     EXPECT_EQ(line.arg("rv"), std::to_string(std::stol(line.arg("t")) * 1000000)) << line;
   }
+}
+
+// A thread keeps the instances it freed for its next calls; once it has
+// exited they go back to every thread. 4,200 threads in waves, 8 returns
+// each: more instances than there are, so each wave needs those of the
+// waves before it.
+TEST_P(ReturnThreads, ExitedThreadsGiveTheirInstancesBack) {
+  const RunResult result = run_traced({"r:t/nest nest n=$arg1:s64 rv=$retval:s64"},
+                                      {exe(), "waves"}, {"--profile", "--buffer-size", "64K"});
+  ASSERT_EQ(result.status, 0) << result;
+  EXPECT_THAT(result.out, HasSubstr("threads: ok\n")) << result;
+  const auto row = profile_row(parse_profile(result.err), "nest");
+  ASSERT_TRUE(row) << result;
+  EXPECT_EQ(row->hits, 4200u * 8);
+  EXPECT_EQ(row->misses, 0u);
+  EXPECT_EQ(lines_of(parse_trace(result.out), "nest").size(), 4200u * 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, ReturnThreads, ::testing::Values("O0", "O2"));

@@ -18,6 +18,12 @@
 //   crowd    300 threads (more than dprobe's 256 ring slots), all alive
 //            together, each calls work(t, 0) once and waits until all
 //            have made their call before it exits.
+//   waves    21 waves of 200 threads, all of a wave alive together; each
+//            thread calls nest(7, 2) (8 probed frames) once and waits
+//            until its whole wave has before it exits; 120 ms between
+//            waves. 4,200 threads x 8 returns: more than the 32,768
+//            return instances dprobe has, unless exited threads give
+//            theirs back.
 // In exit and cancel mode, after the join, main calls nest(3, 2) (4
 // returns: nest(n) answers n + nest(n - 1), nest(0) 0) and a second thread
 // does the same and exits normally. Each thread's nest frames unwind
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -137,6 +144,32 @@ static void* crowd(void* arg) {
   return NULL;
 }
 
+static void* wave_member(void* arg) {
+  (void)arg;
+  pthread_barrier_wait(&start);
+  if (nest(7, 2) != 28) check(0, "nest(7, 2)");
+  pthread_barrier_wait(&start);
+  return NULL;
+}
+
+static int waves(void) {
+  enum { kWaves = 21, kWave = 200 };
+  pthread_t threads[kWave];
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 17);
+  pthread_barrier_init(&start, NULL, kWave);
+  for (int w = 0; w < kWaves; ++w) {
+    for (int t = 0; t < kWave; ++t) {
+      if (pthread_create(&threads[t], &attr, wave_member, NULL) != 0) return 2;
+    }
+    for (int t = 0; t < kWave; ++t) pthread_join(threads[t], NULL);
+    struct timespec pause = {0, 120 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  return 0;
+}
+
 static void then_normally(void) {
   check(nest(3, 2) == 6, "nest(3, 2)");
   pthread_t thread;
@@ -167,6 +200,8 @@ int main(int argc, char** argv) {
       }
     }
     for (long t = 0; t < kCrowd; ++t) pthread_join(threads[t], NULL);
+  } else if (strcmp(mode, "waves") == 0) {
+    if (waves() != 0) return 2;
   } else if (strcmp(mode, "exit") == 0) {
     pthread_t thread;
     void* result = NULL;
