@@ -32,9 +32,9 @@ struct ThreadTrace {
   uint32_t zombie_top;       // dropped instances not yet freed + 1; 0: none
   uint32_t spare_count;      // freed instances kept for the next calls
   uint32_t spare[8];
-  uint32_t session;          // of the trace memory its ring is in
-  uint32_t alt_generation;   // of the signal stack below; 0: not known yet
-  uint64_t alt_begin;        // the thread's signal stack, for return probes
+  uint32_t session;         // of the trace memory its ring is in
+  uint32_t alt_generation;  // of the signal stack below; 0: not known yet
+  uint64_t alt_begin;       // the thread's signal stack, for return probes
   uint64_t alt_end;
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
