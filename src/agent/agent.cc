@@ -485,10 +485,7 @@ bool start_session() { return start_session(/*borrowed=*/false); }
 
 // Never destroyed: breakpoints stay armed through exit handlers and
 // destructors of other objects, and their hits need the state.
-AgentState& agent_state() {
-  static AgentState& state = *new AgentState;
-  return state;
-}
+constinit detail::StateStorage detail::g_state;
 
 }  // namespace dprobe::agent
 

@@ -32,9 +32,10 @@ struct AgentEvent {
 
 // Events by id. Probes name their handlers by event id; an event, once
 // added, is never moved or freed, so a trap handler can hold it unlocked.
+// One table in the process (the agent's).
 class EventTable {
  public:
-  EventTable() : events_(new std::atomic<const AgentEvent*>[kSlots]()) {}
+  constexpr EventTable() = default;
   const AgentEvent* find(uint32_t id) const noexcept {
     return id < kSlots ? events_[id].load(std::memory_order_acquire) : nullptr;
   }
@@ -46,7 +47,9 @@ class EventTable {
 
  private:
   static constexpr uint32_t kSlots = 1u << 16;  // event ids are 16-bit
-  std::unique_ptr<std::atomic<const AgentEvent*>[]> events_;
+  // Zero-initialized, apart from the state around it: in .bss, not .data.
+  static inline constinit std::atomic<const AgentEvent*> slots_[kSlots]{};
+  std::atomic<const AgentEvent*>* events_ = slots_;
 };
 
 struct AgentState {
@@ -61,7 +64,19 @@ struct AgentState {
   std::atomic<bool> entry_times{true};
 };
 
-AgentState& agent_state();
+namespace detail {
+// Built at compile time (nothing runs before a hit can read it) and never
+// destroyed: a thread may hit a probe while the process runs its exit
+// handlers.
+union StateStorage {
+  constexpr StateStorage() : state() {}
+  ~StateStorage() {}
+  AgentState state;
+};
+extern constinit StateStorage g_state;
+}  // namespace detail
+
+inline AgentState& agent_state() { return detail::g_state.state; }
 
 }  // namespace dprobe::agent
 

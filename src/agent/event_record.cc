@@ -9,23 +9,22 @@
 #include "trace/record.h"
 
 namespace dprobe::agent {
-namespace {
 
-bool read_memory(void*, void* dst, uint64_t src, size_t size) {
+bool detail::read_memory(void*, void* dst, uint64_t src, size_t size) {
   return arch::safe_read(dst, src, size);
 }
 
-int64_t read_string(void*, char* dst, uint64_t src, size_t capacity) {
+int64_t detail::read_string(void*, char* dst, uint64_t src, size_t capacity) {
   return arch::safe_read_string(dst, src, capacity);
 }
 
-bool read_memory_faultless(void*, void* dst, uint64_t src, size_t size) {
+bool detail::read_memory_faultless(void*, void* dst, uint64_t src, size_t size) {
   return arch::kernel_read(dst, src, size);
 }
 
 // A page at a time (a read that crosses into an unmapped page fails whole),
 // up to the NUL; as arch::safe_read_string otherwise.
-int64_t read_string_faultless(void*, char* dst, uint64_t src, size_t capacity) {
+int64_t detail::read_string_faultless(void*, char* dst, uint64_t src, size_t capacity) {
   constexpr uint64_t kPage = 4096;
   if (capacity == 0) return 0;
   size_t done = 0;
@@ -41,8 +40,6 @@ int64_t read_string_faultless(void*, char* dst, uint64_t src, size_t capacity) {
   dst[capacity - 1] = '\0';
   return static_cast<int64_t>(capacity);
 }
-
-}  // namespace
 
 std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
                           const trace::TraceMemory& memory) noexcept {
@@ -81,13 +78,6 @@ void record_entry_event(const AgentEvent& event, HitInfo& hit, const arch::Saved
     trace::store_field<uint64_t>(record, offsetof(trace::RecordHeader, timestamp), hit.timestamp());
   }
   thread.writer().commit(size);
-}
-
-trace::MemoryReader safe_memory_reader() noexcept { return {read_memory, read_string, nullptr}; }
-
-trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept {
-  if (!probe.jump_only) return safe_memory_reader();
-  return {read_memory_faultless, read_string_faultless, nullptr};
 }
 
 }  // namespace dprobe::agent

@@ -52,13 +52,25 @@ struct HitInfo {
 void record_entry_event(const AgentEvent& event, HitInfo& hit, const arch::SavedRegs& regs,
                         ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
 
+namespace detail {
+bool read_memory(void*, void* dst, uint64_t src, size_t size);
+int64_t read_string(void*, char* dst, uint64_t src, size_t capacity);
+bool read_memory_faultless(void*, void* dst, uint64_t src, size_t size);
+int64_t read_string_faultless(void*, char* dst, uint64_t src, size_t capacity);
+}  // namespace detail
+
 // arch::safe_read and arch::safe_read_string, for FetchEnv::memory.
-trace::MemoryReader safe_memory_reader() noexcept;
+inline trace::MemoryReader safe_memory_reader() noexcept {
+  return {detail::read_memory, detail::read_string, nullptr};
+}
 
 // The reader for a probe's fetches. A probe that may run with every signal
 // blocked (Probe::jump_only) reads with process_vm_readv, which fails
 // where a safe read would fault: a fault there would kill the process.
-trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept;
+inline trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept {
+  if (!probe.jump_only) return safe_memory_reader();
+  return {detail::read_memory_faultless, detail::read_string_faultless, nullptr};
+}
 
 }  // namespace dprobe::agent
 

@@ -243,7 +243,7 @@ void run_return_events(const ReturnInstance& instance, const uint64_t* saved, Th
   const core::Probe* probe = reader.find_by_id(instance.probe_id);
   if (probe == nullptr) return;
   ensure_ring(thread, *state.memory);
-  arch::SavedRegs regs{};
+  arch::SavedRegs regs;  // every slot loaded: no memset on the hit path
   arch::load_return_regs(saved, instance.stack_slot, instance.caller, regs);
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);

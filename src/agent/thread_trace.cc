@@ -14,15 +14,16 @@
 #include "base/no_libc_calls.h"
 
 namespace dprobe::agent {
+
+constinit thread_local ThreadTrace detail::t_trace{};
+
 namespace {
 
-// initial-exec: a plain %fs-relative access, safe in a signal handler, with
-// no lazy allocation behind it.
-__attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
+using detail::g_name_generation;
+using detail::g_session;
+using detail::t_trace;
 
-std::atomic<uint32_t> g_name_generation{0};
 std::atomic<uint32_t> g_signal_stack_generation{1};
-std::atomic<uint32_t> g_session{0};
 // The process whose session the trace memory is (a forked child keeps its
 // parent's until it starts its own, if ever).
 std::atomic<uint32_t> g_session_pid{0};
@@ -86,8 +87,6 @@ void publish_name(ThreadTrace& t) {
 // in a forked child): a hit asks the kernel nothing it can do without.
 void init_thread_traces() { arch::note_own_pid(); }
 
-ThreadTrace& current_thread() { return t_trace; }
-
 void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
 
 void signal_stack_changed() { g_signal_stack_generation.fetch_add(1, std::memory_order_release); }
@@ -117,7 +116,7 @@ void begin_trace_session() {
   g_session.fetch_add(1, std::memory_order_release);
 }
 
-void ensure_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
+void detail::refresh_ring(ThreadTrace& t, const trace::TraceMemory& memory) noexcept {
   const uint32_t session = g_session.load(std::memory_order_acquire);
   if (t.has_ring && t.session != session) t.has_ring = false;  // a ring of an earlier session
   t.session = session;

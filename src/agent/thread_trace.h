@@ -10,6 +10,7 @@
 #ifndef DPROBE_AGENT_THREAD_TRACE_H_
 #define DPROBE_AGENT_THREAD_TRACE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <new>
 
@@ -67,13 +68,32 @@ inline void count_ring_full(ThreadTrace& thread, trace::EventCounter& shared,
   shared.misses.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace detail {
+// initial-exec: a plain %fs-relative access, safe in a signal handler, with
+// no lazy allocation behind it; constinit: no initializer to call first.
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadTrace t_trace;
+// Bumped by a rename (every thread reads its name again) and by a new
+// session (every thread takes a ring in its trace memory).
+inline constinit std::atomic<uint32_t> g_name_generation{0};
+inline constinit std::atomic<uint32_t> g_session{0};
+void refresh_ring(ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
+}  // namespace detail
+
 // The calling thread's state, zero until its first hit.
-ThreadTrace& current_thread();
+inline ThreadTrace& current_thread() { return detail::t_trace; }
 
 // Gives the thread a ring if it has none yet: on its first hit it learns
 // who it is (the only system calls a hit makes, once per thread), and any
-// hit retries when every slot was taken.
-void ensure_ring(ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
+// hit retries when every slot was taken. Inline: a hit with its ring, in
+// the current session, under the current name, is two loads.
+inline void ensure_ring(ThreadTrace& thread, const trace::TraceMemory& memory) noexcept {
+  if (thread.has_ring && thread.session == detail::g_session.load(std::memory_order_acquire) &&
+      thread.name_generation == detail::g_name_generation.load(std::memory_order_relaxed))
+      [[likely]] {
+    return;
+  }
+  detail::refresh_ring(thread, memory);
+}
 
 // Called once at start-up, outside any handler.
 void init_thread_traces();

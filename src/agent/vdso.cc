@@ -76,6 +76,10 @@ void* vdso_symbol(const char* name) {
 void init_clock() {
   g_clock_gettime = reinterpret_cast<ClockGettime>(vdso_symbol(kClockName));
   g_getcpu = reinterpret_cast<GetCpu>(vdso_symbol(kGetCpuName));
+  if (rseq_registered()) {
+    detail::g_rseq_offset = __rseq_offset;
+    detail::g_has_rseq = true;
+  }
 }
 
 trace::ClockKind choose_record_clock(bool cycles_wanted) noexcept {
@@ -103,14 +107,7 @@ uint64_t monotonic_ns() noexcept {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-uint32_t current_cpu() noexcept {
-  if (rseq_registered()) {
-    // struct rseq starts with cpu_id_start, then cpu_id (both u32).
-    const auto* area = arch::thread_pointer() + __rseq_offset;
-    uint32_t cpu;
-    __builtin_memcpy(&cpu, area + 4, sizeof(cpu));
-    if (static_cast<int32_t>(cpu) >= 0) return cpu;
-  }
+uint32_t detail::current_cpu_from_vdso() noexcept {
   unsigned cpu = 0;
   if (g_getcpu != nullptr) g_getcpu(&cpu, nullptr, nullptr);
   return cpu;

@@ -20,16 +20,6 @@ std::optional<uint16_t> find_name(const std::array<std::string_view, N>& names,
 
 }  // namespace
 
-Isa host_isa() {
-#if defined(__x86_64__)
-  return Isa::kX86_64;
-#elif defined(__aarch64__)
-  return Isa::kArm64;
-#else
-#error "dprobe supports x86_64 and arm64 hosts"
-#endif
-}
-
 std::string_view isa_name(Isa isa) { return isa == Isa::kX86_64 ? "x86_64" : "arm64"; }
 
 std::optional<uint16_t> register_index(Isa isa, std::string_view name) {

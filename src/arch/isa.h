@@ -20,7 +20,15 @@ namespace dprobe::arch {
 enum class Isa : uint8_t { kX86_64, kArm64 };
 
 // The ISA this binary was built for.
-Isa host_isa();
+constexpr Isa host_isa() {
+#if defined(__x86_64__)
+  return Isa::kX86_64;
+#elif defined(__aarch64__)
+  return Isa::kArm64;
+#else
+#error "dprobe supports x86_64 and arm64 hosts"
+#endif
+}
 std::string_view isa_name(Isa isa);
 
 // The saved register frame of each ISA: how many slots, and the slots of

@@ -23,13 +23,4 @@ ProbeTable::ProbeTable(const std::vector<Probe*>& probes, uint64_t (*key)(const 
   }
 }
 
-const Probe* ProbeTable::find(uint64_t address) const noexcept {
-  if (entries_.empty()) return nullptr;
-  for (uint64_t i = hash(address) & mask_;; i = (i + 1) & mask_) {
-    const Entry& entry = entries_[i];
-    if (entry.address == address) return entry.probe;
-    if (entry.address == 0) return nullptr;
-  }
-}
-
 }  // namespace dprobe::core

@@ -25,7 +25,15 @@ class ProbeTable {
   // By any non-zero key (the probes' ids).
   ProbeTable(const std::vector<Probe*>& probes, uint64_t (*key)(const Probe&));
 
-  const Probe* find(uint64_t key) const noexcept;
+  // Inline: a hit looks its probe up here first.
+  const Probe* find(uint64_t key) const noexcept {
+    if (entries_.empty()) return nullptr;
+    for (uint64_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+      const Entry& entry = entries_[i];
+      if (entry.address == key) return entry.probe;
+      if (entry.address == 0) return nullptr;
+    }
+  }
   size_t size() const { return count_; }
 
  private:

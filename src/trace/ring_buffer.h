@@ -107,7 +107,7 @@ class RingWriter {
   // `size` contiguous bytes, 8-byte aligned, for one record whose header
   // starts the block; nullptr when it does not fit, counted once in lost.
   // An uncommitted reservation is simply abandoned by the next reserve.
-  [[nodiscard]] void* reserve(uint32_t size) noexcept {
+  [[nodiscard, gnu::always_inline]] void* reserve(uint32_t size) noexcept {
     // One unsigned compare rejects sizes below the header and beyond what
     // the header's uint16 size can say.
     if (size - kRecordHeaderSize > kMaxRecordSize - kRecordHeaderSize) [[unlikely]] {
@@ -140,7 +140,7 @@ class RingWriter {
   // Publishes the record with `size` (at most what was reserved) bytes:
   // a record whose strings turned out shorter than their bound gives the
   // rest of its reservation back.
-  void commit(uint32_t size) noexcept {
+  [[gnu::always_inline]] void commit(uint32_t size) noexcept {
     const uint64_t unused = align_record(reserved_size_) - align_record(size);
     store_field<uint16_t>(reserved_, kSizeFieldOffset, static_cast<uint16_t>(size));
     head_ = reserved_end_ - unused;

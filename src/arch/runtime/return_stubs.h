@@ -55,7 +55,8 @@ bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept;
 bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept;
 // The registers as the function's own return leaves them (its caller
 // resumed at `caller`), from the general registers the common return
-// trampoline saved.
+// trampoline saved; every slot written (the segments and flags as an
+// optimized entry's trampoline gives them).
 void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
                       SavedRegs& regs) noexcept;
 

@@ -57,6 +57,11 @@ void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
   for (size_t i = 0; i < std::size(kPushOrder); ++i) regs.slot[kPushOrder[i]] = saved[i];
   regs.slot[kSp] = frame + 8;  // as after the function's own ret
   regs.slot[kIp] = caller;
+  regs.slot[kFlags] = 0;  // not saved: nothing in the calling convention outlives a ret in them
+  regs.slot[kCs] = 0x33;  // the 64-bit user code and data segments
+  regs.slot[kSs] = 0x2b;
+  regs.slot[kDs] = regs.slot[kEs] = regs.slot[kFs] = regs.slot[kGs] = 0;
+  regs.slot[kOrigAx] = ~uint64_t{0};  // not in a system call
 }
 
 }  // namespace dprobe::arch
