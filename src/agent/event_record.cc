@@ -41,17 +41,15 @@ int64_t detail::read_string_faultless(void*, char* dst, uint64_t src, size_t cap
   return static_cast<int64_t>(capacity);
 }
 
-std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
-                          const trace::TraceMemory& memory) noexcept {
+void detail::count_record_miss(const AgentEvent& event, ThreadTrace& thread,
+                               const trace::TraceMemory& memory) noexcept {
   trace::EventCounter& counter = memory.counter(event.desc.id);
   if (!thread.has_ring) {
     memory.header().slotless.fetch_add(1, std::memory_order_relaxed);
     counter.misses.fetch_add(1, std::memory_order_relaxed);
-    return nullptr;
+    return;
   }
-  auto* record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
-  if (record == nullptr) count_ring_full(thread, counter, event.desc.id);
-  return record;
+  count_ring_full(thread, counter, event.desc.id);
 }
 
 void record_entry_event(const AgentEvent& event, HitInfo& hit, const arch::SavedRegs& regs,

@@ -26,10 +26,24 @@
 
 namespace dprobe::agent {
 
+namespace detail {
+void count_record_miss(const AgentEvent& event, ThreadTrace& thread,
+                       const trace::TraceMemory& memory) noexcept;
+}  // namespace detail
+
 // `event.max_record` bytes in the thread's ring, or nullptr with the miss
 // counted: the thread found no ring (every slot taken), or its ring is full.
-std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
-                          const trace::TraceMemory& memory) noexcept;
+inline std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
+                                 const trace::TraceMemory& memory) noexcept {
+  std::byte* record = nullptr;
+  if (thread.has_ring) [[likely]] {
+    record = static_cast<std::byte*>(thread.writer().reserve(event.max_record));
+  }
+  if (record == nullptr) [[unlikely]] {
+    detail::count_record_miss(event, thread, memory);
+  }
+  return record;
+}
 
 // Where and when an entry event happened. The clock is read at most once
 // a hit, and only when something keeps the time: a hit that every event

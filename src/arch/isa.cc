@@ -46,18 +46,4 @@ std::string_view dwarf_register_name(Isa isa, unsigned regno) {
   return regno <= 31 ? arm64::kRegisterNames[regno] : "";
 }
 
-ArgLocation argument_location(Isa isa, unsigned n) {
-  if (isa == Isa::kX86_64) {
-    // System V AMD64: rdi, rsi, rdx, rcx, r8, r9, then the stack above the
-    // return address, so argument 7 is the word at sp + 8.
-    if (n >= 1 && n <= x86_64::kArgRegisters.size()) {
-      return {true, static_cast<uint16_t>(x86_64::kArgRegisters[n - 1])};
-    }
-    return {false, static_cast<uint16_t>(n - x86_64::kArgRegisters.size())};
-  }
-  // AAPCS64: x0..x7, then the stack from sp (the return address is in lr).
-  if (n >= 1 && n <= 8) return {true, static_cast<uint16_t>(arm64::kX0 + n - 1)};
-  return {false, static_cast<uint16_t>(n - 9)};
-}
-
 }  // namespace dprobe::arch

@@ -121,11 +121,4 @@ Result<ReturnStubs> ReturnStubs::create(uint32_t count, uint64_t data, uint64_t 
   return stubs;
 }
 
-std::optional<uint32_t> ReturnStubs::index_of(uint64_t address) const {
-  if (address < code_ + kHeaderBytes + kEntryOffset || address >= code_end_) return std::nullopt;
-  const uint64_t offset = address - code_ - kHeaderBytes;
-  if (offset % kStubBytes != kEntryOffset) return std::nullopt;
-  return static_cast<uint32_t>(offset / kStubBytes);
-}
-
 }  // namespace dprobe::arch

@@ -69,7 +69,13 @@ class ReturnStubs {
   uint64_t address(uint32_t index) const {
     return code_ + kHeaderBytes + index * kStubBytes + kEntryOffset;
   }
-  std::optional<uint32_t> index_of(uint64_t address) const;
+  // Inline: every return-probed entry asks it of its return address.
+  std::optional<uint32_t> index_of(uint64_t address) const {
+    if (address < code_ + kHeaderBytes + kEntryOffset || address >= code_end_) return std::nullopt;
+    const uint64_t offset = address - code_ - kHeaderBytes;
+    if (offset % kStubBytes != kEntryOffset) return std::nullopt;
+    return static_cast<uint32_t>(offset / kStubBytes);
+  }
   bool contains(uint64_t address) const { return address >= code_ && address < code_end_; }
   uint32_t count() const { return count_; }
 
