@@ -52,30 +52,4 @@ void detail::count_record_miss(const AgentEvent& event, ThreadTrace& thread,
   count_ring_full(thread, counter, event.desc.id);
 }
 
-void record_entry_event(const AgentEvent& event, HitInfo& hit, const arch::SavedRegs& regs,
-                        ThreadTrace& thread, const trace::TraceMemory& memory) noexcept {
-  trace::EventCounter& counter = memory.counter(event.desc.id);
-  if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
-  count_hit(thread, counter, event.desc.id);
-  auto* record = reserve_record(event, thread, memory);
-  if (record == nullptr) return;
-  // Stamped now, as the kernel stamps at its reservation; with a filter or
-  // a trigger, once the analysis keeps the record (none read the time).
-  const bool analyzed = event.desc.analysis != nullptr;
-  const trace::RecordHeader header{event.desc.id, 0,          hit.cpu,
-                                   thread.pid,    thread.tid, analyzed ? 0 : hit.timestamp()};
-  __builtin_memcpy(record, &header, sizeof(header));
-  trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
-  uint32_t size =
-      trace::store_event_args(event.desc, event.registers, env, record, event.max_record);
-  if (analyzed && size != 0) {
-    if (!analyze_hit(event, {record, size, regs, 0, hit.memory}, thread, memory)) {
-      return;  // filtered out, or aggregated instead of recorded
-    }
-    trace::store_field<uint64_t>(record, offsetof(trace::RecordHeader, timestamp), hit.timestamp());
-  }
-  thread.writer().commit(size);
-}
-
 }  // namespace dprobe::agent

@@ -17,11 +17,13 @@
 #include <cstddef>
 
 #include "agent/agent_state.h"
+#include "agent/hit_analysis.h"
 #include "agent/thread_trace.h"
 #include "agent/vdso.h"
 #include "arch/probe_insn.h"
 #include "core/probe.h"
 #include "trace/fetch_exec.h"
+#include "trace/record.h"
 #include "trace/trace_memory.h"
 
 namespace dprobe::agent {
@@ -63,8 +65,34 @@ struct HitInfo {
 
 // An entry event's record (header, __probe_ip, the arguments fetched from
 // `regs`), unless the event is disabled; the hit or the miss counted.
-void record_entry_event(const AgentEvent& event, HitInfo& hit, const arch::SavedRegs& regs,
-                        ThreadTrace& thread, const trace::TraceMemory& memory) noexcept;
+// Inline: an optimized hit runs as one function (hit.cc).
+[[gnu::always_inline]] inline void record_entry_event(const AgentEvent& event, HitInfo& hit,
+                                                      const arch::SavedRegs& regs,
+                                                      ThreadTrace& thread,
+                                                      const trace::TraceMemory& memory) noexcept {
+  trace::EventCounter& counter = memory.counter(event.desc.id);
+  if (counter.disabled.load(std::memory_order_relaxed) != 0) return;
+  count_hit(thread, counter, event.desc.id);
+  auto* record = reserve_record(event, thread, memory);
+  if (record == nullptr) return;
+  // Stamped now, as the kernel stamps at its reservation; with a filter or
+  // a trigger, once the analysis keeps the record (none read the time).
+  const bool analyzed = event.desc.analysis != nullptr;
+  const trace::RecordHeader header{event.desc.id, 0,          hit.cpu,
+                                   thread.pid,    thread.tid, analyzed ? 0 : hit.timestamp()};
+  __builtin_memcpy(record, &header, sizeof(header));
+  trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
+  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
+  uint32_t size =
+      trace::store_event_args(event.desc, event.registers, env, record, event.max_record);
+  if (analyzed && size != 0) {
+    if (!analyze_hit(event, {record, size, regs, 0, hit.memory}, thread, memory)) {
+      return;  // filtered out, or aggregated instead of recorded
+    }
+    trace::store_field<uint64_t>(record, offsetof(trace::RecordHeader, timestamp), hit.timestamp());
+  }
+  thread.writer().commit(size);
+}
 
 namespace detail {
 bool read_memory(void*, void* dst, uint64_t src, size_t size);

@@ -26,8 +26,9 @@ class SafeMemory final : public arch::MemoryAccess {
 
 // Entry events record now; return events take an instance (a hijacked
 // return address) and record when the function returns.
-void run_handlers(const core::Probe& probe, arch::SavedRegs& regs, const StackInfo& stack,
-                  ThreadTrace& thread, AgentState& state) noexcept {
+[[gnu::always_inline]] inline void run_handlers(const core::Probe& probe, arch::SavedRegs& regs,
+                                                const StackInfo& stack, ThreadTrace& thread,
+                                                AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
   HitInfo hit{probe.address, current_cpu(), memory_reader_for(probe)};
@@ -58,8 +59,9 @@ void count_misses(const core::Probe& probe, AgentState& state) noexcept {
 // the session is over, on the agent's own threads or its own work, or
 // inside a handler already (counted as a miss, as the kernel's
 // kprobe_running() does).
-void on_probe_hit(const core::Probe& probe, arch::SavedRegs& regs, const StackInfo& stack,
-                  AgentState& state) noexcept {
+[[gnu::always_inline]] inline void on_probe_hit(const core::Probe& probe, arch::SavedRegs& regs,
+                                                const StackInfo& stack,
+                                                AgentState& state) noexcept {
   ThreadTrace& thread = current_thread();
   const bool untraced = thread.is_agent || thread.in_agent;
   if (!state.recording.load(std::memory_order_relaxed) || untraced || probe.handlers.empty()) {
@@ -136,7 +138,8 @@ bool rewind_removed_breakpoint(ucontext_t& context) noexcept {
 // Called by an optimized probe's trampoline (arch/x86_64/trampoline.cc, arch/arm64/optimize.cc)
 // with the registers it saved and the probe's address. No signal: the
 // program's thread came here by a jump, and goes on when this returns.
-extern "C" __attribute__((visibility("hidden"))) void dprobe_optimized_hit(
+// Flattened: the hit runs as one function, with one prologue, not four.
+extern "C" __attribute__((visibility("hidden"), flatten)) void dprobe_optimized_hit(
     dprobe::arch::SavedRegs* regs, uint64_t address) noexcept {
   using namespace dprobe::agent;
   AgentState& state = agent_state();
