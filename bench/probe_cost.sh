@@ -19,9 +19,9 @@ program=$PWD/build/bench/hit_loop
 dprobe=$PWD/build/dprobe
 tracing=/sys/kernel/tracing
 
-best_of() {  # the best of 3 runs damps the noise of a shared machine
+best_of() {  # the best of 5 runs damps the noise of a shared machine
   local best=""
-  for _ in 1 2 3; do
+  for _ in 1 2 3 4 5; do
     local v
     v=$("$@" | tail -1)
     if [ -z "$best" ] || awk "BEGIN{exit !($v < $best)}"; then best=$v; fi
@@ -81,7 +81,7 @@ fi
 awk -v f="$floor" -v p="$plain" -v e="$entry" -v r="$ret" -v be="$bp_entry" -v br="$bp_ret" \
     -v p4="$plain4" -v e4="$entry4" -v ke="$kentry" -v kr="$kret" \
     -v why="$reason" -v n="$calls" -v b="$burst" 'BEGIN {
-  printf "calls per run: %d in bursts of %d (0: back to back), best of 3 runs\n", n, b
+  printf "calls per run: %d in bursts of %d (0: back to back), best of 5 runs\n", n, b
   printf "%-40s %10s %12s\n", "", "ns/call", "added ns"
   printf "%-40s %10.1f %12s\n", "no probe", p, "-"
   printf "%-40s %10.1f %12.1f\n", "dprobe entry probe (optimized)", e, e - p
