@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "agent/agent_state.h"
@@ -30,8 +31,12 @@ namespace dprobe::agent {
 namespace {
 
 // How often the reading thread also frees what trap handlers let go of,
-// and what threads that exited leave behind.
+// and what threads that exited leave behind; how often for a while after
+// rings were found scarce (retire_exited_threads): threads that start and
+// end without pause take them all within one longer period.
 constexpr int kReclaimMilliseconds = 50;
+constexpr int kScarceRingsMilliseconds = 5;
+constexpr int kScarceRingsPasses = 200;  // a second of them
 // How long a loading thread waits for the probes of a new object.
 constexpr auto kAnswerTimeout = std::chrono::seconds(10);
 
@@ -147,16 +152,18 @@ bool Controller::wait_parked_for_first_job() {
 
 void Controller::read_loop() {
   AgentState& state = agent_state();
+  int quick_passes = 0;
   while (true) {
     const int socket = checked_socket();
     if (socket < 0) break;  // the program took the number: as if the CLI died
     pollfd pfd{socket, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, kReclaimMilliseconds);
+    const int ready =
+        ::poll(&pfd, 1, quick_passes > 0 ? kScarceRingsMilliseconds : kReclaimMilliseconds);
     if (state.registry) {
       std::lock_guard lock(state.registry_writer);
       state.registry->reclaim();
     }
-    retire_exited_threads();
+    quick_passes = retire_exited_threads() ? kScarceRingsPasses : std::max(quick_passes - 1, 0);
     rewrite_syscall_sites();
     optimize_again_when_due();
     // A handler the program installed with the raw system call (as Go's

@@ -134,29 +134,37 @@ void detail::refresh_ring(ThreadTrace& t, const trace::TraceMemory& memory) noex
 namespace {
 bool alive_here(uint32_t tid) noexcept { return arch::raw_thread_alive(arch::own_pid(), tid); }
 
-void retire_exited_threads(ExitedThreads which) noexcept {
+// Returns how many rings were taken when it began, those it gave back too.
+uint32_t retire_exited_threads(ExitedThreads which) noexcept {
   AgentState& state = agent_state();
   const uint32_t pid = arch::own_pid();
   // A forked child without a session of its own still sees its parent's
   // trace memory: the parent's threads are not its own, so it leaves
   // their rings and counters alone.
-  if (g_session_pid.load(std::memory_order_relaxed) != pid) return;
+  if (g_session_pid.load(std::memory_order_relaxed) != pid) return 0;
   if (state.registry) state.registry->reap_readers(alive_here);
   const std::optional<trace::TraceMemory>& memory = state.memory;
-  if (!memory) return;
+  if (!memory) return 0;
+  uint32_t taken = 0;
   for (uint32_t i = 0; i < memory->slot_count(); ++i) {
     trace::SlotState& slot = memory->slot(i);
     if (slot.state.load(std::memory_order_acquire) != trace::kSlotActive) continue;
+    ++taken;
     const auto* control = static_cast<const trace::RingControl*>(memory->ring(i));
     if (arch::raw_thread_alive(pid, control->tid)) continue;
     uint32_t active = trace::kSlotActive;
     slot.state.compare_exchange_strong(active, trace::kSlotRetired, std::memory_order_release);
   }
   drop_exited_instances(pid, which);
+  return taken;
 }
 }  // namespace
 
-void retire_exited_threads() noexcept { retire_exited_threads(ExitedThreads::kReaped); }
+bool retire_exited_threads() noexcept {
+  const uint32_t taken = retire_exited_threads(ExitedThreads::kReaped);
+  const std::optional<trace::TraceMemory>& memory = agent_state().memory;
+  return memory && taken > memory->slot_count() / 4 * 3;
+}
 
 // At exit() (or when the agent is unloaded): threads that exited since the
 // last pass are counted now, before the CLI reads the final profile. A

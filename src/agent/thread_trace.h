@@ -103,8 +103,12 @@ void init_thread_traces();
 // registers nothing with the C library (pthread_setspecific may allocate),
 // and a thread may exit with signals blocked, past any hook of ours. The
 // thread's static TLS, ThreadTrace included, starts zeroed in a new thread
-// even where the C library reuses a cached stack.
-void retire_exited_threads() noexcept;
+// even where the C library reuses a cached stack. Returns whether rings
+// were scarce (more than three in four taken, by live threads or not):
+// then the caller comes back sooner, since threads that start and end
+// quickly (a pool that makes one per task) would otherwise take them all
+// between two passes.
+bool retire_exited_threads() noexcept;
 
 // Whether thread `tid` of this process has begun its exit in the kernel
 // (PF_EXITING in /proc/self/task/TID/stat): it runs no more code of the

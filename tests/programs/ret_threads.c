@@ -18,6 +18,8 @@
 //   crowd    300 threads (more than dprobe's 256 ring slots), all alive
 //            together, each calls work(t, 0) once and waits until all
 //            have made their call before it exits.
+//   churn    4,000 threads one after another, each calls work(t, 0) once
+//            and exits before the next starts.
 //   waves    21 waves of 200 threads, all of a wave alive together; each
 //            thread calls nest(7, 2) (8 probed frames) once and waits
 //            until its whole wave has before it exits; 120 ms between
@@ -152,6 +154,24 @@ static void* wave_member(void* arg) {
   return NULL;
 }
 
+static void* churn_member(void* arg) {
+  const long t = (long)arg;
+  if (work(t, 0) != t * 1000000) check(0, "work");
+  return NULL;
+}
+
+static int churn(void) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 17);
+  for (long t = 0; t < 4000; ++t) {
+    pthread_t thread;
+    if (pthread_create(&thread, &attr, churn_member, (void*)t) != 0) return 2;
+    pthread_join(thread, NULL);
+  }
+  return 0;
+}
+
 static int waves(void) {
   enum { kWaves = 21, kWave = 200 };
   pthread_t threads[kWave];
@@ -200,6 +220,8 @@ int main(int argc, char** argv) {
       }
     }
     for (long t = 0; t < kCrowd; ++t) pthread_join(threads[t], NULL);
+  } else if (strcmp(mode, "churn") == 0) {
+    if (churn() != 0) return 2;
   } else if (strcmp(mode, "waves") == 0) {
     if (waves() != 0) return 2;
   } else if (strcmp(mode, "exit") == 0) {
