@@ -43,10 +43,12 @@ constexpr std::array kHitPath = {
     "record_return",
     "run_return_events",
     "ensure_ring",
+    "refresh_ring",
     "claim_slot",
+    "count_record_miss",
     "signal_stack_of",
     "monotonic_ns",
-    "current_cpu",
+    "current_cpu",  // and current_cpu_from_vdso
     "store_event_args",
     "RingWriter",
     "ProbeTable::find",
