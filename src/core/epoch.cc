@@ -3,6 +3,7 @@
 
 #include <linux/membarrier.h>
 
+#include <iterator>
 #include <thread>
 
 #include "arch/runtime/raw_syscall.h"
@@ -97,32 +98,36 @@ uint64_t EpochDomain::readers_of(uint32_t parity) const noexcept {
 // Readers of the other parity entered before the last flip; while one is
 // left, nothing retired before that flip may go. `always`: flip even with
 // nothing to free (to wait for readers), else there is no barrier to pay.
-size_t EpochDomain::flip_if_quiet(uint32_t epoch, bool always) {
-  std::vector<std::unique_ptr<Retired>> freed;
-  size_t waiting;
-  {
-    std::lock_guard lock(mutex_);
-    if (!always && current_.empty() && previous_.empty()) return 0;
-    if (epoch_.load() != epoch) return current_.size() + previous_.size();
-    if (!writer_barrier() || readers_of((epoch & 1) ^ 1) != 0)
-      return current_.size() + previous_.size();
-    freed = std::move(previous_);
-    previous_ = std::move(current_);
-    current_.clear();
-    epoch_.store(epoch + 1);
-    waiting = previous_.size();
-  }
-  // `freed` goes out of scope here, outside the lock.
-  return waiting;
+// What may go now is moved to `freed`, for the caller to free outside the
+// lock.
+size_t EpochDomain::flip_if_quiet(uint32_t epoch, bool always, RetiredList& freed) {
+  std::lock_guard lock(mutex_);
+  if (!always && current_.empty() && previous_.empty()) return 0;
+  if (epoch_.load() != epoch) return current_.size() + previous_.size();
+  if (!writer_barrier() || readers_of((epoch & 1) ^ 1) != 0)
+    return current_.size() + previous_.size();
+  std::move(previous_.begin(), previous_.end(), std::back_inserter(freed));
+  previous_ = std::move(current_);
+  current_.clear();
+  epoch_.store(epoch + 1);
+  return previous_.size();
 }
 
-size_t EpochDomain::reclaim() { return flip_if_quiet(epoch_.load(), false); }
+size_t EpochDomain::reclaim() {
+  RetiredList freed;  // freed on return, outside the lock
+  return flip_if_quiet(epoch_.load(), false, freed);
+}
 
+// What the flips free is freed once the wait is over: freeing runs the C
+// library's free, which may itself be probed (every function of libc,
+// still breakpoints while they are being armed), and thousands of trapped
+// calls on a loaded machine took longer than the whole wait.
 bool EpochDomain::synchronize(std::chrono::milliseconds timeout) {
   const uint32_t start = epoch_.load();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  RetiredList freed;
   while (epoch_.load() - start < 2) {
-    flip_if_quiet(epoch_.load(), true);
+    flip_if_quiet(epoch_.load(), true, freed);
     if (epoch_.load() - start >= 2) break;
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -143,7 +143,8 @@ class EpochDomain {
     return claim_slot();
   }
   ReaderSlot* claim_slot() noexcept;
-  size_t flip_if_quiet(uint32_t epoch, bool always);
+  using RetiredList = std::vector<std::unique_ptr<Retired>>;
+  size_t flip_if_quiet(uint32_t epoch, bool always, RetiredList& freed);
   bool writer_barrier() noexcept;
   uint64_t readers_of(uint32_t parity) const noexcept;
 
@@ -154,8 +155,8 @@ class EpochDomain {
   ReaderSlot slots_[kReaderSlots];
   ReaderSlot shared_;  // for threads past kReaderSlots, with locked adds
   std::mutex mutex_;
-  std::vector<std::unique_ptr<Retired>> current_;   // retired in this epoch
-  std::vector<std::unique_ptr<Retired>> previous_;  // retired before the last flip
+  RetiredList current_;   // retired in this epoch
+  RetiredList previous_;  // retired before the last flip
 };
 
 class EpochReader {

@@ -147,11 +147,21 @@ struct RunResult {
   std::string err;
 };
 
+// A long stderr shows its head and its tail: the reason a run failed is
+// often its last line, after thousands of listed probes.
 inline std::ostream& operator<<(std::ostream& os, const RunResult& run) {
+  constexpr size_t kHead = 4000;
+  constexpr size_t kTail = 2000;
   os << "started=" << run.started << " timed_out=" << run.timed_out << " status=" << run.status
      << "\n--- stderr ---\n"
-     << run.err.substr(0, 4000) << "\n--- stdout (first 4000 bytes) ---\n"
-     << run.out.substr(0, 4000);
+     << run.err.substr(0, kHead);
+  if (run.err.size() > kHead + kTail) {
+    os << "\n[... " << run.err.size() - kHead - kTail << " bytes ...]\n"
+       << run.err.substr(run.err.size() - kTail);
+  } else if (run.err.size() > kHead) {
+    os << run.err.substr(kHead);
+  }
+  os << "\n--- stdout (first 4000 bytes) ---\n" << run.out.substr(0, 4000);
   return os;
 }
 
