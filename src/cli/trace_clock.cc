@@ -13,6 +13,7 @@
 
 #include "arch/host.h"
 #include "arch/runtime/cycle_counter.h"
+#include "cli/kvm_clock.h"
 
 namespace dprobe::cli {
 namespace {
@@ -64,6 +65,10 @@ std::optional<std::string> TraceClock::cycle_clocksource() {
   std::string name;
   if (!(in >> name)) return std::nullopt;
   if (!arch::kCycleClocksource.empty() && name == arch::kCycleClocksource) return name;
+  if (!arch::kParavirtCycleClocksource.empty() && name == arch::kParavirtCycleClocksource &&
+      kvm_clock_slope()) {
+    return name;
+  }
   return std::nullopt;
 }
 
@@ -81,6 +86,7 @@ TraceClock& TraceClock::get() {
 TraceClock::TraceClock() : has_cycles_(cycle_clocksource().has_value()) {
   if (!has_cycles_) return;
   kernel_slope_ = kernel_slope();
+  if (!kernel_slope_) kernel_slope_ = kvm_clock_slope();
   first_ = last_ = read_anchor();
 }
 

@@ -3,7 +3,8 @@
 // The CLI's end of the trace clock (trace/trace_clock.h). Hits stamp raw
 // CPU counter cycles where the kernel itself keeps time with that counter
 // (its clocksource is "tsc" on x86_64, "arch_sys_counter" on arm64: synced
-// across CPUs and of constant rate); the CLI turns them into CLOCK_MONOTONIC
+// across CPUs and of constant rate; or "kvm-clock" on a KVM guest whose
+// host vouches for its TSC, cli/kvm_clock.h); the CLI turns them into CLOCK_MONOTONIC
 // nanoseconds at output time, so the trace's time line is the one it
 // always was and the one a CLOCK_MONOTONIC fallback process writes.
 //
@@ -11,9 +12,10 @@
 // (counter, CLOCK_MONOTONIC) read back to back, the first at start and a
 // new one at every drain pass, the slope taken over the whole baseline.
 // Where the kernel publishes its multiplier and shift (a perf event's mmap
-// page with cap_user_time, the way perf converts), the slope is the
-// kernel's. Anywhere else (no such clocksource) hits read CLOCK_MONOTONIC
-// through the vDSO, which is exact and ~20 ns slower.
+// page with cap_user_time, the way perf converts; kvm-clock's record, the
+// way the vDSO converts), the slope is the kernel's. Anywhere else (no
+// such clocksource) hits read CLOCK_MONOTONIC through the vDSO, which is
+// exact and ~20 ns slower.
 //
 //   TraceClock& clock = TraceClock::get();
 //   probes.cycle_clock = clock.has_cycles();
@@ -47,8 +49,8 @@ class TraceClock {
   // Now, in the same nanoseconds.
   uint64_t now_ns() const;
 
-  // The counter the kernel keeps time with, or nullopt (for tests and the
-  // README's notes: "tsc", "arch_sys_counter").
+  // The clocksource whose counter hits may read, or nullopt (for tests and
+  // the README's notes: "tsc", "arch_sys_counter", "kvm-clock").
   static std::optional<std::string> cycle_clocksource();
 
  private:
@@ -64,7 +66,7 @@ class TraceClock {
   std::mutex mutex_;
   Anchor first_;
   Anchor last_;
-  std::optional<trace::CycleConversion> kernel_slope_;  // from the perf mmap page
+  std::optional<trace::CycleConversion> kernel_slope_;  // perf's mmap page, or kvm-clock's
   trace::CycleConversion conversion_;
 };
 

@@ -3,14 +3,13 @@
 
 namespace dprobe::trace {
 
-// time_zero + cycles * mult >> shift, split so that the product cannot
-// overflow 64 bits: the high part of the count is multiplied whole, the
-// low part (below 2^shift) with the shift applied after.
+// time_zero + cycles * mult >> shift, the product taken on 128 bits: a
+// 64-bit one overflows once the shift passes 32 (kvm-clock's is 33 for a
+// TSC above 2^31 Hz: its record halves the count before multiplying).
 uint64_t cycles_to_ns(uint64_t cycles, const CycleConversion& c) {
   if (c.short_counter) cycles = c.cycles + ((cycles - c.cycles) & c.mask);
-  const uint64_t quotient = cycles >> c.shift;
-  const uint64_t remainder = cycles & ((uint64_t{1} << c.shift) - 1);
-  return c.zero + quotient * c.mult + ((remainder * c.mult) >> c.shift);
+  __extension__ using Wide = unsigned __int128;  // GCC and Clang both have it
+  return c.zero + static_cast<uint64_t>((static_cast<Wide>(cycles) * c.mult) >> c.shift);
 }
 
 }  // namespace dprobe::trace

@@ -8,7 +8,7 @@ namespace {
 
 __extension__ using Wide = unsigned __int128;
 
-// The exact value, with 128-bit arithmetic, to hold the split formula to.
+// The exact value, spelled out with 128-bit arithmetic.
 uint64_t reference_ns(uint64_t cycles, const CycleConversion& c) {
   return c.zero + static_cast<uint64_t>((static_cast<Wide>(cycles) * c.mult) >> c.shift);
 }
@@ -33,6 +33,20 @@ TEST(TraceClock, LargeCountsDoNotOverflow) {
   const CycleConversion c = at_2_5_ghz();
   // Months of uptime: cycles * mult alone would overflow 64 bits.
   for (uint64_t cycles : {uint64_t{1} << 50, uint64_t{1} << 56, (uint64_t{1} << 62) + 12345}) {
+    EXPECT_EQ(cycles_to_ns(cycles, c), reference_ns(cycles, c)) << cycles;
+  }
+}
+
+// kvm-clock's slope for a 2.096 GHz TSC (its record halves the count,
+// then multiplies by 0.954 and shifts by 32): shift 33, where the part of
+// the count below 2^shift times mult no longer fits 64 bits.
+TEST(TraceClock, AShiftPast32DoesNotOverflow) {
+  CycleConversion c;
+  c.mult = 4098196489u;
+  c.shift = 33;
+  const uint64_t one_second = 2'096'028'000u;
+  EXPECT_NEAR(static_cast<double>(cycles_to_ns(one_second, c)), 1e9, 1000.0);
+  for (uint64_t cycles : {(uint64_t{1} << 33) - 1, uint64_t{1} << 52, 12'545'000'000'000'000u}) {
     EXPECT_EQ(cycles_to_ns(cycles, c), reference_ns(cycles, c)) << cycles;
   }
 }
