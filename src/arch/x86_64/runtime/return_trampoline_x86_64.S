@@ -11,8 +11,11 @@
  * the slot, the registers come back, and a jump through the slot goes on
  * to the caller with the stack exactly as the function's own `ret` left it.
  *
- * The integer return value (rax, rdx) and the SSE one (xmm0, xmm1) are
- * kept; the C++ handler touches no x87 register. */
+ * The integer return value (rax, rdx) is kept with the other general
+ * registers. The SSE one (xmm0, xmm1) and x87's st0 are kept by the
+ * handler itself: the hit path is built without SSE (-mno-sse) and uses no
+ * floating point, as for an optimized entry, whose trampoline saves no
+ * vector register either (tests/integration/hit_path_test.cc checks both). */
 
   .text
   .p2align 4
@@ -39,16 +42,11 @@ dprobe_return_common:
   push %r14
   push %r15
   mov %rsp, %rbx            /* the saved registers; rbx survives the call */
-  sub $32, %rsp
   and $-16, %rsp
-  movdqa %xmm0, 0(%rsp)
-  movdqa %xmm1, 16(%rsp)
   mov 120(%rbx), %rdi       /* the stub's index, in the return slot */
   mov %rbx, %rsi
   call dprobe_return_hit
   mov %rax, 120(%rbx)       /* the return slot gets the real address back */
-  movdqa 0(%rsp), %xmm0
-  movdqa 16(%rsp), %xmm1
   mov %rbx, %rsp
   pop %r15
   pop %r14
