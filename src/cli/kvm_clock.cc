@@ -130,11 +130,9 @@ std::optional<trace::CycleConversion> pvclock_slope(std::span<const std::byte> r
   trace::CycleConversion slope;
   slope.mult = mul;
   slope.shift = static_cast<uint16_t>(32 - shift);
-  // ns per cycle = mul / 2^(32 - shift): 0.05 to 10 for 20 GHz to 0.1 GHz.
-  const double ns_per_cycle = static_cast<double>(mul) / static_cast<double>(uint64_t{1} << 32) *
-                              (shift >= 0 ? static_cast<double>(uint64_t{1} << shift)
-                                          : 1.0 / static_cast<double>(uint64_t{1} << -shift));
-  if (ns_per_cycle < 0.05 || ns_per_cycle > 10.0) return std::nullopt;
+  // A billion cycles take 0.05 to 10 s from a 20 GHz to a 0.1 GHz counter.
+  const uint64_t ns = trace::cycles_to_ns(1'000'000'000u, slope);
+  if (ns < 50'000'000u || ns > 10'000'000'000u) return std::nullopt;
   return slope;
 }
 

@@ -83,10 +83,11 @@ TraceClock& TraceClock::get() {
   return clock;
 }
 
-TraceClock::TraceClock() : has_cycles_(cycle_clocksource().has_value()) {
+TraceClock::TraceClock() {
+  const std::optional<std::string> source = cycle_clocksource();
+  has_cycles_ = source.has_value();
   if (!has_cycles_) return;
-  kernel_slope_ = kernel_slope();
-  if (!kernel_slope_) kernel_slope_ = kvm_clock_slope();
+  kernel_slope_ = *source == arch::kCycleClocksource ? kernel_slope() : kvm_clock_slope();
   first_ = last_ = read_anchor();
 }
 
