@@ -62,6 +62,9 @@ struct AgentState {
   std::atomic<bool> recording{false};
   // The session wants return records to carry their entry's time.
   std::atomic<bool> entry_times{true};
+  // Some event reads a register an optimized probe's trampoline leaves for
+  // the hit to fill (arch::fill_fixed_slots): set once, never cleared.
+  std::atomic<bool> fixed_slots_read{false};
 };
 
 namespace detail {

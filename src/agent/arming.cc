@@ -40,6 +40,16 @@ uint32_t max_record_size(const trace::EventDesc& event) {
   return static_cast<uint32_t>(std::min<uint64_t>(size, trace::kMaxRecordSize));
 }
 
+// Whether a fetch reads a register a trampoline does not save (arch::kFirstFixedSlot).
+bool reads_fixed_slots(const trace::EventDesc& event) {
+  for (const trace::EventArg& arg : event.args) {
+    for (const trace::FetchInsn& insn : arg.code) {
+      if (insn.op == trace::FetchOp::kReg && insn.param >= arch::kFirstFixedSlot) return true;
+    }
+  }
+  return false;
+}
+
 // An event comes once; a library loaded again brings its probes again.
 const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   if (const AgentEvent* kept = state.events.find(spec.event.id)) return kept;
@@ -52,6 +62,7 @@ const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
                                event.entry_time_offset + 8ull <= event.fixed_size;
   if (!entry_time_fits) event.entry_time_offset = 0;
   if (event.analysis) event.analysis = trace::plan_analysis(*event.analysis);
+  if (reads_fixed_slots(event)) state.fixed_slots_read.store(true, std::memory_order_relaxed);
   state.events.add(std::make_unique<AgentEvent>(AgentEvent{
       event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,
       trace::plan_register_fields(event, arch::host_isa(),

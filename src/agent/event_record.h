@@ -82,9 +82,14 @@ struct HitInfo {
                                    thread.pid,    thread.tid, analyzed ? 0 : hit.timestamp()};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
-  uint32_t size =
-      trace::store_event_args(event.desc, event.registers, env, record, event.max_record);
+  uint32_t size = 0;
+  if (event.registers.usable && event.desc.fixed_size <= event.max_record) [[likely]] {
+    // Registers alone: no fetch environment to build (the common hit).
+    size = trace::store_register_fields(event.registers, event.desc, regs.slot, record);
+  } else {
+    const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
+    size = trace::store_event_args(event.desc, env, record, event.max_record);
+  }
   if (analyzed && size != 0) {
     if (!analyze_hit(event, {record, size, regs, 0, hit.memory}, thread, memory)) {
       return;  // filtered out, or aggregated instead of recorded

@@ -236,15 +236,17 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   thread.writer().commit(size);
 }
 
-void run_return_events(const ReturnInstance& instance, const uint64_t* saved, ThreadTrace& thread,
+void run_return_events(const ReturnInstance& instance, arch::SavedRegs& regs, ThreadTrace& thread,
                        AgentState& state) noexcept {
   // The probe may be gone (its library unloaded); then so are its events.
   const core::ProbeRegistry::Reader reader(*state.registry);
   const core::Probe* probe = reader.find_by_id(instance.probe_id);
   if (probe == nullptr) return;
   ensure_ring(thread, *state.memory);
-  arch::SavedRegs regs;  // every slot loaded: no memset on the hit path
-  arch::load_return_regs(saved, instance.stack_slot, instance.caller, regs);
+  arch::complete_return_regs(regs, instance.stack_slot, instance.caller);
+  if (state.fixed_slots_read.load(std::memory_order_relaxed)) [[unlikely]] {
+    arch::fill_fixed_slots(regs);
+  }
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);
     if (((instance.handlers >> k) & 1) && event != nullptr) {
@@ -321,11 +323,11 @@ bool traced_here(const ThreadTrace& thread, AgentState& state) noexcept {
          !thread.is_agent && !thread.in_agent;
 }
 
-void run_events_guarded(const ReturnInstance& instance, const uint64_t* saved, ThreadTrace& thread,
+void run_events_guarded(const ReturnInstance& instance, arch::SavedRegs& regs, ThreadTrace& thread,
                         AgentState& state) noexcept {
   if (!traced_here(thread, state)) return;
   thread.in_handler = true;
-  run_return_events(instance, saved, thread, state);
+  run_return_events(instance, regs, thread, state);
   thread.in_handler = false;
 }
 
@@ -396,7 +398,10 @@ void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
   while (g_sweeping.test_and_set(std::memory_order_acquire)) arch::raw_syscall(SYS_sched_yield);
   AgentState& state = agent_state();
   ThreadLiveness liveness(pid, which);
-  for (uint32_t index = 0; index < m->pool.size(); ++index) {
+  // Instances past the bound were never taken (a scan of all 32768 every
+  // 50 ms would sweep megabytes through the caches the program's hits use).
+  const uint32_t bound = m->pool.used_bound();
+  for (uint32_t index = 0; index < bound; ++index) {
     ReturnInstance& instance = m->pool.at(index);
     uint32_t seen = instance.state.load(std::memory_order_acquire);
     if (seen == core::kInstanceFree || liveness.alive(instance.tid)) continue;
@@ -429,9 +434,9 @@ bool is_return_stub(uint64_t address) noexcept {
 }  // namespace dprobe::agent
 
 // Called by dprobe_return_common (each ISA's return_trampoline_*.S) with the stub's index
-// and the registers it saved; answers the real return address.
-extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint64_t index,
-                                                                            const uint64_t* saved) {
+// and the frame it saved the general registers in; answers the real return address.
+extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(
+    uint64_t index, dprobe::arch::SavedRegs* regs) {
   using namespace dprobe::agent;
   ReturnMachinery& m = *g_machinery;
   const auto id = static_cast<uint32_t>(index);
@@ -442,7 +447,7 @@ extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint
   if (in_live_stack(id, thread, m)) {
     // Newer instances of this thread belong to frames left without a return.
     while (thread.return_top != id + 1) drop_top(thread, m, state);
-    run_events_guarded(instance, saved, thread, state);
+    run_events_guarded(instance, *regs, thread, state);
     thread.return_top = instance.prev;
     --thread.return_depth;
     give_back(id, thread, m);
@@ -453,7 +458,7 @@ extern "C" __attribute__((visibility("hidden"))) uint64_t dprobe_return_hit(uint
     // lets it go.
     uint32_t live = dprobe::core::kInstanceLive;
     if (instance.state.compare_exchange_strong(live, dprobe::core::kInstanceReturned)) {
-      run_events_guarded(instance, saved, thread, state);
+      run_events_guarded(instance, *regs, thread, state);
     } else {
       instance.state.store(dprobe::core::kInstanceReturned, std::memory_order_release);
     }

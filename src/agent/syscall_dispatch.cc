@@ -704,6 +704,8 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
   call.nr = nr;
   call.site = syscall_address + dprobe::arch::kSyscallInsnBytes;
   call.regs = regs;  // its orig_ax slot is the frame's own, never restored
+  // The trampoline left orig_ax and the other fixed slots unwritten.
+  dprobe::arch::fill_fixed_slots(*regs);
   regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(nr);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
@@ -759,6 +761,7 @@ extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
   call.nr = t_call.nr;
   call.site = syscall_address + dprobe::arch::kSyscallInsnBytes;
   call.regs = regs;
+  dprobe::arch::fill_fixed_slots(*regs);
   regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(t_call.nr);
   const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallResultSlot]);
   const uint64_t elapsed = t_call.start_ns != 0 ? monotonic_ns() - t_call.start_ns : 0;

@@ -40,6 +40,9 @@ namespace dprobe::arch {
 using SavedRegs = x86_64::SavedRegs;
 inline constexpr uint16_t kIpSlot = x86_64::kIp;
 inline constexpr uint16_t kSpSlot = x86_64::kSp;
+// The slots an optimized probe's trampoline leaves for a hit to fill.
+inline constexpr uint16_t kFirstFixedSlot = x86_64::kFirstFixedSlot;
+inline void fill_fixed_slots(SavedRegs& regs) { x86_64::fill_fixed_slots(regs); }
 // The system call ABI in the saved frame: the number (and orig_ax, where
 // the kernel keeps it for a restart), the result, the six arguments.
 inline constexpr uint64_t kSyscallInsnBytes = 2;  // syscall (0f 05)
@@ -85,6 +88,9 @@ inline const std::array<uint8_t, kMaxInsnBytes>& insn_bytes(const ProbeInsn& ins
 using SavedRegs = arm64::SavedRegs;
 inline constexpr uint16_t kIpSlot = arm64::kPc;
 inline constexpr uint16_t kSpSlot = arm64::kSp;
+// The trampoline writes every slot: none is left for a hit to fill.
+inline constexpr uint16_t kFirstFixedSlot = arm64::kRegCount;
+inline void fill_fixed_slots(SavedRegs&) {}
 // The unwinder's registers by DWARF column: x0..x30 are columns 0..30
 // (x30, the link register, is the return-address column), sp is 31.
 inline constexpr uint32_t kDwarfColumns = 32;

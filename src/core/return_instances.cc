@@ -17,6 +17,13 @@ ReturnInstancePool::ReturnInstancePool(uint32_t count)
   for (uint32_t i = 0; i < count; ++i) instances_[i].next_free = i + 1 < count ? i + 1 : kEnd;
 }
 
+void ReturnInstancePool::raise_used_bound(uint32_t bound) noexcept {
+  uint32_t seen = used_bound_.load(std::memory_order_relaxed);
+  while (seen < bound && !used_bound_.compare_exchange_weak(seen, bound, std::memory_order_release,
+                                                            std::memory_order_relaxed)) {
+  }
+}
+
 std::optional<uint32_t> ReturnInstancePool::acquire() noexcept {
   uint64_t head = free_head_.load(std::memory_order_acquire);
   while (index_of(head) != kEnd) {
@@ -26,6 +33,7 @@ std::optional<uint32_t> ReturnInstancePool::acquire() noexcept {
     // back in between cannot be mistaken for this one.
     if (free_head_.compare_exchange_weak(head, pack(next, tag_of(head) + 1),
                                          std::memory_order_acq_rel, std::memory_order_acquire)) {
+      raise_used_bound(index + 1);
       return index;
     }
   }

@@ -69,16 +69,22 @@ class ReturnInstancePool {
 
   ReturnInstance& at(uint32_t index) noexcept { return instances_[index]; }
   uint32_t size() const { return count_; }
+  // One past the highest index ever acquired: every instance not free is
+  // below it. A sweep looks at those only; the free list hands back the
+  // instances freed last first, so it stays near the most ever live at once.
+  uint32_t used_bound() const { return used_bound_.load(std::memory_order_acquire); }
   // Where instance i's return address lives: data() + i * stride().
   uint64_t data() const { return reinterpret_cast<uint64_t>(instances_.get()); }
   static constexpr uint64_t stride() { return sizeof(ReturnInstance); }
 
  private:
   static constexpr uint32_t kEnd = UINT32_MAX;
+  void raise_used_bound(uint32_t bound) noexcept;
   uint32_t count_;
   std::unique_ptr<ReturnInstance[]> instances_;
   // The free list's head: index in the low half, an ABA tag in the high.
   std::atomic<uint64_t> free_head_;
+  std::atomic<uint32_t> used_bound_{0};
 };
 
 }  // namespace dprobe::core

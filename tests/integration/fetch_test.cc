@@ -293,6 +293,26 @@ TEST_P(Fetch, TwoRunsGiveTheSameEvents) {
   }
 }
 
+// cs, ss and orig_ax are not saved by an optimized probe's trampoline (the
+// hit fills them, arch::fill_fixed_slots): they read the same as at a
+// breakpoint, where the kernel's signal frame gives them, and as the kernel's
+// own uprobe has them (the 64-bit user segments, no system call).
+TEST_P(Fetch, SegmentsAndOrigAxReadTheSameOptimizedOrNot) {
+  const std::string definition = "p:fetch/seg args2 cs=%cs ss=%ss orig=%orig_ax:s64 a=%di";
+  const std::vector<TraceLine> optimized = trace({definition});
+  const RunResult run = run_traced({definition}, {exe()}, {"--no-optimize"});
+  ASSERT_EQ(run.status, 0) << run;
+  const std::vector<TraceLine> breakpoint = parse_trace(run.out);
+  ASSERT_EQ(optimized.size(), 1u);
+  ASSERT_EQ(breakpoint.size(), 1u) << run;
+  for (const TraceLine* line : {&optimized[0], &breakpoint[0]}) {
+    EXPECT_EQ(line->arg("cs"), "0x33") << *line;
+    EXPECT_EQ(line->arg("ss"), "0x2b") << *line;
+    EXPECT_EQ(line->arg("orig"), "-1") << *line;
+  }
+  EXPECT_EQ(optimized[0].arg("a"), breakpoint[0].arg("a"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Optimization, Fetch, ::testing::Values("O0", "O2"));
 
 }  // namespace

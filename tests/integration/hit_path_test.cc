@@ -39,7 +39,7 @@ constexpr std::array kHitPath = {
     "read_return_address",
     "replace_return_address",
     "frame_returns_to",
-    "load_return_regs",
+    "complete_return_regs",
     "record_return",
     "run_return_events",
     "ensure_ring",

@@ -119,7 +119,11 @@ TEST_P(ReturnSignals, TimerHandlerCallsAtRandomPointsEveryCallTracedOrCounted) {
     }
   }
   ASSERT_GE(main_calls, 20000) << result;
-  ASSERT_GE(handler_calls, 50) << result << "\nthe program runs until the handler ran 50 times";
+  // A handler call that lands while the main thread is inside a hit is
+  // turned away (as the kernel's kprobe_running() does): an optimized probe
+  // spends most of a call there, up to ~93% here. 400 handler calls make
+  // "none traced" a one in 10^12 chance, where 50 made it one in 40.
+  ASSERT_GE(handler_calls, 400) << result << "\nthe program runs until the handler ran 400 times";
   const uint64_t calls = static_cast<uint64_t>(main_calls + handler_calls);
 
   const auto lines = parse_trace(read_file(trace_file));

@@ -15,7 +15,7 @@
 //   timer        probed(i) for i = 0 .. 19999 on the main thread while an
 //                interval timer's handler (SIGALRM, SA_RESTART) calls
 //                probed(1000000 + k) for k = 0, 1, ...; main goes on until
-//                the handler has run at least 50 times (at most 5,000,000
+//                the handler has run at least 400 times (at most 5,000,000
 //                calls). Prints "timer: main=M handler=H" (the calls made).
 //                The program has no other thread: the handler must always
 //                run on the main thread.
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     const struct itimerval every = {{0, 200}, {0, 200}};
     setitimer(ITIMER_REAL, &every, NULL);
     long i = 0;
-    for (; i < 20000 || (handler_calls < 50 && i < 5000000); ++i) {
+    for (; i < 20000 || (handler_calls < 400 && i < 5000000); ++i) {
       if (probed(i) != i * 2 + 1) check(0, "probed(i)");
     }
     const struct itimerval off = {{0, 0}, {0, 0}};

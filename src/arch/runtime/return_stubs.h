@@ -53,12 +53,12 @@ bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept;
 // Whether the return address of the call at `frame` still is `stub`
 // (false once the frame was left or reused).
 bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept;
-// The registers as the function's own return leaves them (its caller
-// resumed at `caller`), from the general registers the common return
-// trampoline saved; every slot written (the segments and flags as an
-// optimized entry's trampoline gives them).
-void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
-                      SavedRegs& regs) noexcept;
+// Completes the frame dprobe_return_common saved the general registers in
+// (each ISA's return_trampoline_*.S), as the function's own return leaves
+// it: the stack pointer past `frame`, the caller resumed at `caller`, no
+// flags (nothing in the calling convention outlives a return in them).
+// The fixed slots (arch::fill_fixed_slots) stay the caller's to fill.
+void complete_return_regs(SavedRegs& regs, uint64_t frame, uint64_t caller) noexcept;
 
 class ReturnStubs {
  public:

@@ -2,10 +2,11 @@
 //
 // The trampoline of a jump-optimized probe (optimize.h), byte by byte:
 //
-//   lea   -128(%rsp),%rsp        ; step over the program's red zone
-//   push  $-1 ... pushfq ...     ; the SavedRegs frame, pushed from its last
-//   push  rip_literal(%rip)      ;   slot (orig_ax) down to its first (ax), so
-//   push  %r15 ... push %rax     ;   slot k ends at frame + 8k
+//   lea   -184(%rsp),%rsp        ; step over the program's red zone and the
+//                                ;   frame's fixed slots (cs..orig_ax, regs.h)
+//   pushfq                       ; the rest of the SavedRegs frame, pushed
+//   push  rip_literal(%rip)      ;   from flags down to its first slot (ax),
+//   push  %r15 ... push %rax     ;   so slot k ends at frame + 8k
 //   addq  $K,56(%rsp)            ; push %rsp stored rsp before that push: make it the site's
 //   mov   %rsp,%rdi              ; the frame
 //   movabs $cookie,%rsi
@@ -59,7 +60,7 @@ constexpr size_t kLiteralLength = 8;             // the ip literal
 // where there is one, the ip literal. The last one's worst case is a call out
 // of rel32 reach: 4 + 20 + 14 + 8 = 46; a 15-byte instruction with a far jump
 // back is 4 + 15 + 14 + 8 = 41, a far jcc 4 + 16 + 14 + 8 = 42. With the
-// save/call/restore code (displaced_copy_offset(), 161 bytes) that is 207 of
+// save/call/restore code (displaced_copy_offset(), 150 bytes) that is 196 of
 // kTrampolineSize's 256; write_trampoline checks it, a test measures it.
 constexpr size_t kMaxTailLength = std::max({kJumpLength - 1 + kMaxInsnLength + kFarJumpLength,
                                             kJumpLength - 1 + kFarJccLength + kFarJumpLength,
@@ -127,21 +128,6 @@ void push_or_pop_gpr(Emitter& e, Reg r, uint8_t opcode) {
 // Pushes one slot's value; returns where a disp32 to the ip literal goes, or 0.
 size_t push_slot(Emitter& e, Reg r) {
   switch (r) {
-    case kOrigAx:
-      e.put({0x6a, 0xff});  // push $-1: not in a system call
-      return 0;
-    case kCs:
-      e.put({0x6a, 0x33});  // the 64-bit user code segment
-      return 0;
-    case kSs:
-      e.put({0x6a, 0x2b});  // the user data segment
-      return 0;
-    case kDs:
-    case kEs:
-    case kFs:
-    case kGs:
-      e.put({0x6a, 0x00});
-      return 0;
     case kFlags:
       e.put({0x9c});  // pushfq: before anything that changes them
       return 0;
@@ -155,10 +141,14 @@ size_t push_slot(Emitter& e, Reg r) {
   }
 }
 
-// The frame from orig_ax down to ax; returns where the ip literal's disp32 is.
+// Steps over the red zone and the fixed slots (regs.h: left unwritten),
+// then pushes the frame from flags down to ax; returns where the ip
+// literal's disp32 is.
 size_t push_frame(Emitter& e) {
+  constexpr int32_t kFixedSlotBytes = kSlotBytes * (kRegCount - kFirstFixedSlot);
+  lea_rsp(e, -(kRedZone + kFixedSlotBytes));
   size_t ip_disp = 0;
-  for (int k = kRegCount - 1; k >= 0; --k) {
+  for (int k = kFirstFixedSlot - 1; k >= 0; --k) {
     if (size_t at = push_slot(e, static_cast<Reg>(k)); at != 0) ip_disp = at;
   }
   // push %rsp stored rsp as it was before that push: below the red zone and
@@ -232,7 +222,6 @@ void pop_frame(Emitter& e) {
 
 // Everything before the displaced copy; returns where the ip literal's disp32 is.
 size_t emit_save_call_restore(Emitter& e, const TrampolineSpec& spec) {
-  lea_rsp(e, -kRedZone);
   const size_t ip_disp = push_frame(e);
   call_handler(e, spec);
   restore_flags(e, spec.sahf);

@@ -52,10 +52,11 @@ bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
 // is taken to be there until its stub is returned through.
 bool frame_returns_to(uint64_t, uint64_t) noexcept { return true; }
 
-// dprobe_return_common saves x0..x30 in order.
-void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
-                      SavedRegs& regs) noexcept {
-  for (uint16_t i = 0; i < 30; ++i) regs.slot[arm64::kX0 + i] = saved[i];
+// dprobe_return_common saves x0..x30 in the frame's first slots and leaves
+// room for sp, pc and pstate before its vector registers
+// (return_trampoline_arm64.S).
+static_assert(sizeof(SavedRegs) == 272);
+void complete_return_regs(SavedRegs& regs, uint64_t frame, uint64_t caller) noexcept {
   regs.slot[arm64::kLr] = caller;  // as the function's own ret leaves it
   regs.slot[arm64::kSp] = frame;
   regs.slot[arm64::kPc] = caller;

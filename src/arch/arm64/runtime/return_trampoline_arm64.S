@@ -4,7 +4,7 @@
  * arm64. The function's `ret` went to one of the agent's return stubs,
  * which put its index in x16 and jumped here. This code saves x0..x30 and
  * the vector registers that carry return values (q0..q7), calls
- * dprobe_return_hit(index, saved) (agent/return_probes.cc), which runs the
+ * dprobe_return_hit(index, frame) (agent/return_probes.cc), which runs the
  * return handlers and answers the real return address, restores
  * everything and branches there with x30 set to it, as the function's own
  * `ret` would have left the registers. */
@@ -18,7 +18,10 @@ dprobe_return_common:
   .cfi_startproc
   /* Not a frame an unwinder should walk: the stub's own CFI stands for it. */
   .cfi_undefined x30
-  sub sp, sp, #384
+  /* The SavedRegs frame (arch/arm64/regs.h) in place: x0..x30, then sp,
+   * pc and pstate for the handler to fill (arch::complete_return_regs);
+   * q0..q7 past it. */
+  sub sp, sp, #400
   stp x0, x1, [sp, #0]
   stp x2, x3, [sp, #16]
   stp x4, x5, [sp, #32]
@@ -35,18 +38,18 @@ dprobe_return_common:
   stp x26, x27, [sp, #208]
   stp x28, x29, [sp, #224]
   str x30, [sp, #240]
-  stp q0, q1, [sp, #256]
-  stp q2, q3, [sp, #288]
-  stp q4, q5, [sp, #320]
-  stp q6, q7, [sp, #352]
+  stp q0, q1, [sp, #272]
+  stp q2, q3, [sp, #304]
+  stp q4, q5, [sp, #336]
+  stp q6, q7, [sp, #368]
   mov x0, x16
   mov x1, sp
   bl dprobe_return_hit
   mov x17, x0
-  ldp q0, q1, [sp, #256]
-  ldp q2, q3, [sp, #288]
-  ldp q4, q5, [sp, #320]
-  ldp q6, q7, [sp, #352]
+  ldp q0, q1, [sp, #272]
+  ldp q2, q3, [sp, #304]
+  ldp q4, q5, [sp, #336]
+  ldp q6, q7, [sp, #368]
   ldp x0, x1, [sp, #0]
   ldp x2, x3, [sp, #16]
   ldp x4, x5, [sp, #32]
@@ -62,7 +65,7 @@ dprobe_return_common:
   ldp x24, x25, [sp, #192]
   ldp x26, x27, [sp, #208]
   ldp x28, x29, [sp, #224]
-  add sp, sp, #384
+  add sp, sp, #400
   mov x30, x17
   br x17
   .cfi_endproc

@@ -48,20 +48,14 @@ bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept {
   return safe_read(&in_slot, frame, 8) && in_slot == stub;
 }
 
-// dprobe_return_common pushes r15 first in memory, rax last.
-void load_return_regs(const uint64_t* saved, uint64_t frame, uint64_t caller,
-                      SavedRegs& regs) noexcept {
+// dprobe_return_common builds the frame below the return slot, which holds
+// the stub's index at frame + 200 (return_trampoline_x86_64.S).
+static_assert(sizeof(SavedRegs) == 200);
+void complete_return_regs(SavedRegs& regs, uint64_t frame, uint64_t caller) noexcept {
   using namespace x86_64;
-  constexpr Reg kPushOrder[] = {kR15, kR14, kR13, kR12, kR11, kR10, kR9, kR8,
-                                kDi,  kSi,  kBp,  kBx,  kDx,  kCx,  kAx};
-  for (size_t i = 0; i < std::size(kPushOrder); ++i) regs.slot[kPushOrder[i]] = saved[i];
   regs.slot[kSp] = frame + 8;  // as after the function's own ret
   regs.slot[kIp] = caller;
-  regs.slot[kFlags] = 0;  // not saved: nothing in the calling convention outlives a ret in them
-  regs.slot[kCs] = 0x33;  // the 64-bit user code and data segments
-  regs.slot[kSs] = 0x2b;
-  regs.slot[kDs] = regs.slot[kEs] = regs.slot[kFs] = regs.slot[kGs] = 0;
-  regs.slot[kOrigAx] = ~uint64_t{0};  // not in a system call
+  regs.slot[kFlags] = 0;
 }
 
 }  // namespace dprobe::arch

@@ -6,7 +6,7 @@
  * agent's return stubs. The function's `ret` jumps to that stub, which
  * pushes its own index -- into the very slot the return address was popped
  * from -- and jumps here. This code saves the registers, calls
- * dprobe_return_hit(index, saved) (agent/return_probes.cc), which runs the
+ * dprobe_return_hit(index, frame) (agent/return_probes.cc), which runs the
  * return handlers and answers the real return address; that goes back into
  * the slot, the registers come back, and a jump through the slot goes on
  * to the caller with the stack exactly as the function's own `ret` left it.
@@ -26,49 +26,56 @@ dprobe_return_common:
   .cfi_startproc
   /* Not a frame an unwinder should walk: the stub's own CFI stands for it. */
   .cfi_undefined rip
-  push %rax
-  push %rcx
-  push %rdx
-  push %rbx
-  push %rbp
-  push %rsi
-  push %rdi
-  push %r8
-  push %r9
-  push %r10
-  push %r11
-  push %r12
-  push %r13
-  push %r14
+  /* The SavedRegs frame (arch/x86_64/regs.h) in place, just below the
+   * return slot, so that the handler reads the registers where they are:
+   * ip, flags and the fixed slots above r15, and sp between rbp and r8,
+   * are left for it to fill (arch::complete_return_regs). */
+  lea -72(%rsp), %rsp
   push %r15
-  mov %rsp, %rbx            /* the saved registers; rbx survives the call */
+  push %r14
+  push %r13
+  push %r12
+  push %r11
+  push %r10
+  push %r9
+  push %r8
+  lea -8(%rsp), %rsp
+  push %rbp
+  push %rdi
+  push %rsi
+  push %rdx
+  push %rcx
+  push %rbx
+  push %rax
+  mov %rsp, %rbx            /* the frame; rbx survives the call */
   and $-16, %rsp
-  mov 120(%rbx), %rdi       /* the stub's index, in the return slot */
+  mov 200(%rbx), %rdi       /* the stub's index, in the return slot past the frame */
   mov %rbx, %rsi
   call dprobe_return_hit
-  mov %rax, 120(%rbx)       /* the return slot gets the real address back */
+  mov %rax, 200(%rbx)       /* the return slot gets the real address back */
   mov %rbx, %rsp
-  pop %r15
-  pop %r14
-  pop %r13
-  pop %r12
-  pop %r11
-  pop %r10
-  pop %r9
-  pop %r8
-  pop %rdi
-  pop %rsi
-  pop %rbp
-  pop %rbx
-  pop %rdx
-  pop %rcx
   pop %rax
+  pop %rbx
+  pop %rcx
+  pop %rdx
+  pop %rsi
+  pop %rdi
+  pop %rbp
+  lea 8(%rsp), %rsp
+  pop %r8
+  pop %r9
+  pop %r10
+  pop %r11
+  pop %r12
+  pop %r13
+  pop %r14
+  pop %r15
   /* Not `ret`: the function's own ret already took the return stack
    * buffer's entry for this return, and a second ret would take the one
    * its caller's return needs, so every return up the chain would be
    * mispredicted. An indirect jump leaves that buffer as it is. The slot
    * is in the red zone once rsp moves past it: no signal frame lands there. */
-  lea 8(%rsp), %rsp
+  lea 80(%rsp), %rsp
   jmp *-8(%rsp)
   .cfi_endproc
   .size dprobe_return_common, .-dprobe_return_common
