@@ -8,9 +8,8 @@
 //   std::byte* record = reserve_record(event, thread, memory);
 //   if (record == nullptr) return;   // counted
 //   ... header, ip fields ...
-//   const trace::FetchEnv env{regs, isa, nullptr, 0, thread.comm, safe_memory_reader(), 0};
-//   thread.writer().commit(trace::store_event_args(event.desc, event.registers, env, record,
-//                                                  event.max_record));
+//   thread.writer().commit(store_event_fields(event, regs.slot, nullptr, thread,
+//                                             safe_memory_reader(), 0, record));
 #ifndef DPROBE_AGENT_EVENT_RECORD_H_
 #define DPROBE_AGENT_EVENT_RECORD_H_
 
@@ -22,6 +21,7 @@
 #include "agent/vdso.h"
 #include "arch/probe_insn.h"
 #include "core/probe.h"
+#include "core/return_instances.h"
 #include "trace/fetch_exec.h"
 #include "trace/record.h"
 #include "trace/trace_memory.h"
@@ -45,6 +45,23 @@ inline std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
     detail::count_record_miss(event, thread, memory);
   }
   return record;
+}
+
+// The event's argument fields, entry or return: straight from the saved
+// registers (and a return's kept arguments) where its plan allows, with no
+// fetch environment built (the common hit); by the interpreter otherwise.
+// Returns the record's size, 0 when even its fixed part does not fit.
+[[gnu::always_inline]] inline uint32_t store_event_fields(
+    const AgentEvent& event, const uint64_t* regs, const uint64_t* entry_args,
+    const ThreadTrace& thread, const trace::MemoryReader& memory, uint64_t duration,
+    std::byte* record) noexcept {
+  if (event.registers.usable && event.desc.fixed_size <= event.max_record) [[likely]] {
+    return trace::store_register_fields(event.registers, event.desc, regs, record, entry_args);
+  }
+  const uint32_t kept = entry_args != nullptr ? core::kMaxEntryArgs : 0;
+  const trace::FetchEnv env{regs,        arch::host_isa(), entry_args, kept,
+                            thread.comm, memory,           duration};
+  return trace::store_event_args(event.desc, env, record, event.max_record);
 }
 
 // Where and when an entry event happened. The clock is read at most once
@@ -82,14 +99,7 @@ struct HitInfo {
                                    thread.pid,    thread.tid, analyzed ? 0 : hit.timestamp()};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  uint32_t size = 0;
-  if (event.registers.usable && event.desc.fixed_size <= event.max_record) [[likely]] {
-    // Registers alone: no fetch environment to build (the common hit).
-    size = trace::store_register_fields(event.registers, event.desc, regs.slot, record);
-  } else {
-    const trace::FetchEnv env{regs.slot, arch::host_isa(), nullptr, 0, thread.comm, hit.memory, 0};
-    size = trace::store_event_args(event.desc, env, record, event.max_record);
-  }
+  uint32_t size = store_event_fields(event, regs.slot, nullptr, thread, hit.memory, 0, record);
   if (analyzed && size != 0) {
     if (!analyze_hit(event, {record, size, regs, 0, hit.memory}, thread, memory)) {
       return;  // filtered out, or aggregated instead of recorded
@@ -111,12 +121,17 @@ inline trace::MemoryReader safe_memory_reader() noexcept {
   return {detail::read_memory, detail::read_string, nullptr};
 }
 
-// The reader for a probe's fetches. A probe that may run with every signal
-// blocked (Probe::jump_only) reads with process_vm_readv, which fails
-// where a safe read would fault: a fault there would kill the process.
-inline trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept {
-  if (!probe.jump_only) return safe_memory_reader();
+// arch::kernel_read (process_vm_readv), which fails where a safe read
+// would fault.
+inline trace::MemoryReader faultless_memory_reader() noexcept {
   return {detail::read_memory_faultless, detail::read_string_faultless, nullptr};
+}
+
+// The reader for a probe's fetches. A probe that may run with every signal
+// blocked (Probe::jump_only) reads faultless: a fault there would kill the
+// process.
+inline trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept {
+  return probe.jump_only ? faultless_memory_reader() : safe_memory_reader();
 }
 
 }  // namespace dprobe::agent

@@ -161,12 +161,21 @@ uint32_t live_instances_of(const core::Probe& probe, size_t handler, const Threa
   return count;
 }
 
+// The return events that may take an instance now: by their place among
+// the probe's handlers, in 64 bits (a return event placed past those is a
+// miss on every hit), and the first few by id; the arguments their entry
+// keeps.
+struct Admitted {
+  uint64_t handlers = 0;
+  uint16_t named[ReturnInstance::kNamedEvents];
+  uint32_t count = 0;
+  uint32_t entry_args = 0;
+};
+
 // The return events that may take an instance now; a miss for the others.
-// An instance names its events by their place among the probe's handlers,
-// in 64 bits: a return event placed past those is a miss on every hit.
-uint64_t admitted_handlers(const core::Probe& probe, ThreadTrace& thread, ReturnMachinery& m,
+Admitted admitted_handlers(const core::Probe& probe, ThreadTrace& thread, ReturnMachinery& m,
                            AgentState& state) noexcept {
-  uint64_t admitted = 0;
+  Admitted admitted;
   for (size_t k = 0; k < probe.handlers.size(); ++k) {
     const AgentEvent* event = state.events.find(probe.handlers[k]);
     if (event == nullptr || !event->desc.is_return) continue;
@@ -174,23 +183,19 @@ uint64_t admitted_handlers(const core::Probe& probe, ThreadTrace& thread, Return
     if (counter.disabled.load(std::memory_order_relaxed) != 0) continue;
     count_hit(thread, counter, probe.handlers[k]);
     const uint32_t limit = event->maxactive != 0 ? event->maxactive : kDefaultMaxActive;
-    if (k < 64 && thread.return_depth < kMaxLivePerThread &&
-        live_instances_of(probe, k, thread, m, limit) < limit) {
-      admitted |= uint64_t{1} << k;
-    } else {
+    if (k >= 64 || thread.return_depth >= kMaxLivePerThread ||
+        live_instances_of(probe, k, thread, m, limit) >= limit) {
       counter.misses.fetch_add(1, std::memory_order_relaxed);
+      continue;
     }
+    admitted.handlers |= uint64_t{1} << k;
+    if (admitted.count < ReturnInstance::kNamedEvents)
+      admitted.named[admitted.count] = event->desc.id;
+    ++admitted.count;
+    admitted.entry_args = std::max(admitted.entry_args, event->entry_args);
   }
+  admitted.entry_args = std::min(admitted.entry_args, core::kMaxEntryArgs);
   return admitted;
-}
-
-uint32_t entry_args_needed(const core::Probe& probe, uint64_t handlers, AgentState& state) {
-  uint32_t needed = 0;
-  for (size_t k = 0; k < probe.handlers.size() && k < 64; ++k) {
-    const AgentEvent* event = state.events.find(probe.handlers[k]);
-    if (((handlers >> k) & 1) && event != nullptr) needed = std::max(needed, event->entry_args);
-  }
-  return std::min(needed, core::kMaxEntryArgs);
 }
 
 void fetch_entry_args(ReturnInstance& instance, uint32_t count,
@@ -224,11 +229,8 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   // A session that asks for $duration stamps CLOCK_MONOTONIC (the CLI
   // sees to it), so the difference is nanoseconds.
   const uint64_t duration = now - instance.entry_time;
-  const trace::FetchEnv env{
-      regs.slot, arch::host_isa(), instance.entry_args, core::kMaxEntryArgs, thread.comm,
-      memory,    duration};
   uint32_t size =
-      trace::store_event_args(event.desc, event.registers, env, record, event.max_record);
+      store_event_fields(event, regs.slot, instance.entry_args, thread, memory, duration, record);
   if (event.desc.analysis && size != 0 &&
       !analyze_hit(event, {record, size, regs, duration, memory}, thread, *state.memory)) {
     return;  // filtered out, or aggregated instead of recorded
@@ -247,10 +249,20 @@ void run_return_events(const ReturnInstance& instance, arch::SavedRegs& regs, Th
   if (state.fixed_slots_read.load(std::memory_order_relaxed)) [[unlikely]] {
     arch::fill_fixed_slots(regs);
   }
+  const trace::MemoryReader memory =
+      instance.faultless_reads ? faultless_memory_reader() : safe_memory_reader();
+  // The events named in the instance: found without the probe's handler
+  // list, a chain of loads that the probe's lookup needs not finish first.
+  for (uint32_t i = 0; i < instance.named_count; ++i) {
+    if (const AgentEvent* event = state.events.find(instance.named_events[i])) {
+      record_return(*event, instance, regs, memory, thread, state);
+    }
+  }
+  if (instance.named_count != 0) return;
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);
     if (((instance.handlers >> k) & 1) && event != nullptr) {
-      record_return(*event, instance, regs, memory_reader_for(*probe), thread, state);
+      record_return(*event, instance, regs, memory, thread, state);
     }
   }
 }
@@ -356,7 +368,8 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   const bool readable = arch::read_return_address(regs, return_address);
   drop_stale(slot, return_address, on_altstack, thread, *m, state);
   sweep_zombies(thread, *m);
-  const uint64_t handlers = admitted_handlers(probe, thread, *m, state);
+  const Admitted admitted = admitted_handlers(probe, thread, *m, state);
+  const uint64_t handlers = admitted.handlers;
   if (handlers == 0) return;
   const auto index = take_instance(thread, *m);
   if (!index || !readable) {
@@ -368,6 +381,10 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   instance.return_address = return_address;
   instance.stack_slot = slot;
   instance.handlers = handlers;
+  const bool named = admitted.count <= ReturnInstance::kNamedEvents;
+  instance.named_count = static_cast<uint8_t>(named ? admitted.count : 0);
+  for (uint32_t i = 0; i < instance.named_count; ++i) instance.named_events[i] = admitted.named[i];
+  instance.faultless_reads = probe.jump_only;
   instance.probe_id = probe.id;
   instance.function = probe.address;
   instance.on_altstack = on_altstack;
@@ -377,7 +394,7 @@ void hijack_return(const core::Probe& probe, arch::SavedRegs& regs, const StackI
   // caller to name is the one the outer instance goes back to.
   const auto chained = m->stubs->index_of(return_address);
   instance.caller = chained ? m->pool.at(*chained).caller : return_address;
-  fetch_entry_args(instance, entry_args_needed(probe, handlers, state), regs);
+  fetch_entry_args(instance, admitted.entry_args, regs);
   instance.state.store(core::kInstanceLive, std::memory_order_release);
   const uint64_t stub = m->stubs->address(*index);
   if (!arch::replace_return_address(regs, stub)) {

@@ -49,11 +49,17 @@ struct ReturnInstance {
   uint64_t caller;      // where the call really returns to, for the record (a
                         // chained return's is its outer instance's)
   uint64_t entry_time;  // the entry's timestamp, for the record (the call's duration)
-  uint32_t probe_id;    // its probe, looked up at the return: it may be gone
-  uint32_t prev;        // the next older instance of its thread's list + 1; 0: none
-  uint32_t next_free;   // in the free list
-  uint32_t tid;         // the thread that took it: once it has exited, the
-                        // instance is dropped
+  // The events of `handlers` by id, when there are at most kNamedEvents:
+  // the return reaches them without going through the probe's handlers.
+  static constexpr uint32_t kNamedEvents = 4;
+  uint16_t named_events[kNamedEvents];
+  uint8_t named_count;   // 0: more than kNamedEvents, read `handlers`
+  bool faultless_reads;  // the probe's fetches read with process_vm_readv (Probe::jump_only)
+  uint32_t probe_id;     // its probe, looked up at the return: it may be gone
+  uint32_t prev;         // the next older instance of its thread's list + 1; 0: none
+  uint32_t next_free;    // in the free list
+  uint32_t tid;          // the thread that took it: once it has exited, the
+                         // instance is dropped
   std::atomic<uint32_t> state;
   bool on_altstack;  // taken on the signal stack
 };

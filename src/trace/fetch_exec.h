@@ -119,17 +119,6 @@ inline uint32_t store_register_fields(const RegisterFields& plan, const EventDes
   return event.fixed_size;
 }
 
-// The event's argument fields by its plan where it has one, by the
-// interpreter otherwise: the same bytes and size either way.
-inline uint32_t store_event_args(const EventDesc& event, const RegisterFields& plan,
-                                 const FetchEnv& env, std::byte* record,
-                                 uint32_t capacity) noexcept {
-  if (plan.usable && event.fixed_size <= capacity) [[likely]] {
-    return store_register_fields(plan, event, env.regs, record, env.entry_args);
-  }
-  return store_event_args(event, env, record, capacity);
-}
-
 }  // namespace dprobe::trace
 
 #endif  // DPROBE_TRACE_FETCH_EXEC_H_

@@ -245,6 +245,30 @@ TEST_P(ReturnBasic, ExactHitCountsAndNoMisses) {
   }
 }
 
+// A return instance names up to four of its events itself and finds more
+// through its probe: six return events (and an entry event among them) on
+// one function each get every call, with the values of that call.
+TEST_P(ReturnBasic, SixReturnEventsOnOneFunctionEachTraceEveryCall) {
+  std::vector<std::string> definitions;
+  for (int n = 1; n <= 6; ++n) {
+    definitions.push_back("r:b/int" + std::to_string(n) + " ret_int rv=$retval:s32 x=$arg1:s32");
+    if (n == 2) definitions.push_back("p:b/in ret_int x=%di:s32");
+  }
+  const RunResult result = run(definitions);
+  const auto lines = parse_trace(result.out);
+  ASSERT_EQ(lines_of(lines, "in").size(), 2 * kCalls) << result;
+  for (int n = 1; n <= 6; ++n) {
+    const auto of = lines_of(lines, "int" + std::to_string(n));
+    ASSERT_EQ(of.size(), 2 * kCalls) << "int" << n << "\n" << result;
+    for (size_t i = 0; i < of.size(); ++i) {
+      const int x = static_cast<int>(i / 2) + (i % 2 == 0 ? 0 : 10);  // caller_one, caller_two
+      EXPECT_THAT(of[i].args, ElementsAre(TraceArg{"rv", std::to_string(x * 3)},
+                                          TraceArg{"x", std::to_string(x)}))
+          << of[i];
+    }
+  }
+}
+
 // `p SYM%return` and `rN:` are return probes as `r:` is: the same lines
 // (but for the thread id, which is another process's).
 TEST_P(ReturnBasic, PercentReturnAndMaxactiveSpellingsTraceTheSame) {
