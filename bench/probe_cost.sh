@@ -7,14 +7,14 @@
 # kernel rows need root and tracefs; without
 # them they say why. The floor of any signal-based breakpoint (an int3 into
 # an empty SIGTRAP handler) is measured alongside.
-# Calls come in bursts (BURST, default 4000) with 2 ms pauses between, so
+# Calls come in bursts (BURST, default 2000) with 2 ms pauses between, so
 # that dprobe's reader keeps up and every hit writes its record; BURST=0
 # runs them back to back, where rings fill and most hits count a loss.
 #   usage: [BURST=N] bench/probe_cost.sh [CALLS]     (after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${1:-1000000}
-burst=${BURST:-4000}
+burst=${BURST:-2000}
 program=$PWD/build/bench/hit_loop
 dprobe=$PWD/build/dprobe
 tracing=/sys/kernel/tracing
