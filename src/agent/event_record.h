@@ -9,7 +9,7 @@
 //   if (record == nullptr) return;   // counted
 //   ... header, ip fields ...
 //   thread.writer().commit(store_event_fields(event, regs.slot, nullptr, thread,
-//                                             safe_memory_reader(), 0, record));
+//                                             /*faultless=*/false, 0, record));
 #ifndef DPROBE_AGENT_EVENT_RECORD_H_
 #define DPROBE_AGENT_EVENT_RECORD_H_
 
@@ -47,20 +47,22 @@ inline std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
   return record;
 }
 
+// The reader for a probe's fetches (Probe::jump_only: faultless).
+inline trace::MemoryReader memory_reader(bool faultless) noexcept;
+
 // The event's argument fields, entry or return: straight from the saved
 // registers (and a return's kept arguments) where its plan allows, with no
 // fetch environment built (the common hit); by the interpreter otherwise.
 // Returns the record's size, 0 when even its fixed part does not fit.
 [[gnu::always_inline]] inline uint32_t store_event_fields(
     const AgentEvent& event, const uint64_t* regs, const uint64_t* entry_args,
-    const ThreadTrace& thread, const trace::MemoryReader& memory, uint64_t duration,
-    std::byte* record) noexcept {
+    const ThreadTrace& thread, bool faultless, uint64_t duration, std::byte* record) noexcept {
   if (event.registers.usable && event.desc.fixed_size <= event.max_record) [[likely]] {
     return trace::store_register_fields(event.registers, event.desc, regs, record, entry_args);
   }
   const uint32_t kept = entry_args != nullptr ? core::kMaxEntryArgs : 0;
-  const trace::FetchEnv env{regs,        arch::host_isa(), entry_args, kept,
-                            thread.comm, memory,           duration};
+  const trace::FetchEnv env{regs,        arch::host_isa(),         entry_args, kept,
+                            thread.comm, memory_reader(faultless), duration};
   return trace::store_event_args(event.desc, env, record, event.max_record);
 }
 
@@ -71,8 +73,10 @@ inline std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
 struct HitInfo {
   uint64_t address;  // the probed instruction; for a system call, its site
   uint32_t cpu;
-  trace::MemoryReader memory;
+  bool faultless;     // the probe's fetches read faultless (memory_reader_for)
   uint64_t time = 0;  // 0 until timestamp() reads the clock
+
+  trace::MemoryReader memory() const noexcept { return memory_reader(faultless); }
 
   uint64_t timestamp() noexcept {
     if (time == 0) time = record_time();
@@ -99,9 +103,9 @@ struct HitInfo {
                                    thread.pid,    thread.tid, analyzed ? 0 : hit.timestamp()};
   __builtin_memcpy(record, &header, sizeof(header));
   trace::store_field<uint64_t>(record, trace::EventDesc::kIpOffset, hit.address);
-  uint32_t size = store_event_fields(event, regs.slot, nullptr, thread, hit.memory, 0, record);
+  uint32_t size = store_event_fields(event, regs.slot, nullptr, thread, hit.faultless, 0, record);
   if (analyzed && size != 0) {
-    if (!analyze_hit(event, {record, size, regs, 0, hit.memory}, thread, memory)) {
+    if (!analyze_hit(event, {record, size, regs, 0, hit.memory()}, thread, memory)) {
       return;  // filtered out, or aggregated instead of recorded
     }
     trace::store_field<uint64_t>(record, offsetof(trace::RecordHeader, timestamp), hit.timestamp());
@@ -127,11 +131,13 @@ inline trace::MemoryReader faultless_memory_reader() noexcept {
   return {detail::read_memory_faultless, detail::read_string_faultless, nullptr};
 }
 
-// The reader for a probe's fetches. A probe that may run with every signal
-// blocked (Probe::jump_only) reads faultless: a fault there would kill the
-// process.
+// A probe that may run with every signal blocked (Probe::jump_only) reads
+// faultless: a fault there would kill the process.
+inline trace::MemoryReader memory_reader(bool faultless) noexcept {
+  return faultless ? faultless_memory_reader() : safe_memory_reader();
+}
 inline trace::MemoryReader memory_reader_for(const core::Probe& probe) noexcept {
-  return probe.jump_only ? faultless_memory_reader() : safe_memory_reader();
+  return memory_reader(probe.jump_only);
 }
 
 }  // namespace dprobe::agent

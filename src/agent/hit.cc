@@ -31,7 +31,7 @@ class SafeMemory final : public arch::MemoryAccess {
                                                 AgentState& state) noexcept {
   const trace::TraceMemory& memory = *state.memory;
   ensure_ring(thread, memory);
-  HitInfo hit{probe.address, current_cpu(), memory_reader_for(probe)};
+  HitInfo hit{probe.address, current_cpu(), probe.jump_only};
   bool has_return_events = false;
   for (uint32_t id : probe.handlers) {
     const AgentEvent* event = state.events.find(id);

@@ -214,8 +214,8 @@ void fetch_entry_args(ReturnInstance& instance, uint32_t count,
 }
 
 void record_return(const AgentEvent& event, const ReturnInstance& instance,
-                   const arch::SavedRegs& regs, const trace::MemoryReader& memory,
-                   ThreadTrace& thread, AgentState& state) noexcept {
+                   const arch::SavedRegs& regs, bool faultless, ThreadTrace& thread,
+                   AgentState& state) noexcept {
   auto* record = reserve_record(event, thread, *state.memory);
   if (record == nullptr) return;
   const uint64_t now = record_time();
@@ -229,10 +229,11 @@ void record_return(const AgentEvent& event, const ReturnInstance& instance,
   // A session that asks for $duration stamps CLOCK_MONOTONIC (the CLI
   // sees to it), so the difference is nanoseconds.
   const uint64_t duration = now - instance.entry_time;
-  uint32_t size =
-      store_event_fields(event, regs.slot, instance.entry_args, thread, memory, duration, record);
+  uint32_t size = store_event_fields(event, regs.slot, instance.entry_args, thread, faultless,
+                                     duration, record);
   if (event.desc.analysis && size != 0 &&
-      !analyze_hit(event, {record, size, regs, duration, memory}, thread, *state.memory)) {
+      !analyze_hit(event, {record, size, regs, duration, memory_reader(faultless)}, thread,
+                   *state.memory)) {
     return;  // filtered out, or aggregated instead of recorded
   }
   thread.writer().commit(size);
@@ -249,20 +250,18 @@ void run_return_events(const ReturnInstance& instance, arch::SavedRegs& regs, Th
   if (state.fixed_slots_read.load(std::memory_order_relaxed)) [[unlikely]] {
     arch::fill_fixed_slots(regs);
   }
-  const trace::MemoryReader memory =
-      instance.faultless_reads ? faultless_memory_reader() : safe_memory_reader();
   // The events named in the instance: found without the probe's handler
   // list, a chain of loads that the probe's lookup needs not finish first.
   for (uint32_t i = 0; i < instance.named_count; ++i) {
     if (const AgentEvent* event = state.events.find(instance.named_events[i])) {
-      record_return(*event, instance, regs, memory, thread, state);
+      record_return(*event, instance, regs, instance.faultless_reads, thread, state);
     }
   }
   if (instance.named_count != 0) return;
   for (size_t k = 0; k < probe->handlers.size() && k < 64; ++k) {
     const AgentEvent* event = state.events.find(probe->handlers[k]);
     if (((instance.handlers >> k) & 1) && event != nullptr) {
-      record_return(*event, instance, regs, memory, thread, state);
+      record_return(*event, instance, regs, instance.faultless_reads, thread, state);
     }
   }
 }

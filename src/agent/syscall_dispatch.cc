@@ -259,7 +259,7 @@ void record_all(std::span<const AgentEvent* const> events, const Call& call, Thr
   if (!state.memory) return;
   ensure_ring(thread, *state.memory);
   // The call site, as the ip field: the instruction that made the call.
-  HitInfo hit{call.site - arch::kSyscallInsnBytes, current_cpu(), safe_memory_reader()};
+  HitInfo hit{call.site - arch::kSyscallInsnBytes, current_cpu(), /*faultless=*/false};
   for (const AgentEvent* event : events) {
     record_entry_event(*event, hit, *call.regs, thread, *state.memory);
   }
