@@ -81,6 +81,14 @@ extern constinit StateStorage g_state;
 
 inline AgentState& agent_state() { return detail::g_state.state; }
 
+// Fills the slots an optimized probe's trampoline (or the return
+// trampoline) left unwritten, once some event reads one.
+inline void fill_fixed_slots_if_read(const AgentState& state, arch::SavedRegs& regs) noexcept {
+  if (state.fixed_slots_read.load(std::memory_order_relaxed)) [[unlikely]] {
+    arch::fill_fixed_slots(regs);
+  }
+}
+
 }  // namespace dprobe::agent
 
 #endif  // DPROBE_AGENT_AGENT_STATE_H_

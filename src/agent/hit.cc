@@ -149,8 +149,6 @@ extern "C" __attribute__((visibility("hidden"), flatten)) void dprobe_optimized_
   // Disarmed: a jump that may not become a breakpoint again stays, and
   // calls nothing (Probe::jump_only).
   if (probe == nullptr || !probe->armed.load(std::memory_order_relaxed)) return;
-  if (state.fixed_slots_read.load(std::memory_order_relaxed)) [[unlikely]] {
-    dprobe::arch::fill_fixed_slots(*regs);
-  }
+  fill_fixed_slots_if_read(state, *regs);
   on_probe_hit(*probe, *regs, StackInfo::unknown(), state);
 }

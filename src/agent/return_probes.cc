@@ -247,9 +247,7 @@ void run_return_events(const ReturnInstance& instance, arch::SavedRegs& regs, Th
   if (probe == nullptr) return;
   ensure_ring(thread, *state.memory);
   arch::complete_return_regs(regs, instance.stack_slot, instance.caller);
-  if (state.fixed_slots_read.load(std::memory_order_relaxed)) [[unlikely]] {
-    arch::fill_fixed_slots(regs);
-  }
+  fill_fixed_slots_if_read(state, regs);
   // The events named in the instance: found without the probe's handler
   // list, a chain of loads that the probe's lookup needs not finish first.
   for (uint32_t i = 0; i < instance.named_count; ++i) {

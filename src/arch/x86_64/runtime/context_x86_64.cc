@@ -42,17 +42,15 @@ uint64_t greg(const ucontext_t& uc, int index) {
 
 void load_regs(const ucontext_t& context, SavedRegs& regs) noexcept {
   for (const GregMap& m : kGregs) regs.slot[m.reg] = greg(context, m.greg);
-  // CSGSFS packs cs, gs, fs and (since Linux 4.8, UC_SIGCONTEXT_SS) ss in
-  // 16 bits each; ds and es are flat.
+  // The fixed slots' values (ds and es flat, not in a system call), then
+  // what the frame tells: CSGSFS packs cs, gs, fs and (since Linux 4.8,
+  // UC_SIGCONTEXT_SS; 0 from an older kernel) ss in 16 bits each.
+  x86_64::fill_fixed_slots(regs);
   const uint64_t segments = greg(context, REG_CSGSFS);
   regs.slot[kCs] = segments & 0xffff;
   regs.slot[kGs] = (segments >> 16) & 0xffff;
   regs.slot[kFs] = (segments >> 32) & 0xffff;
-  const uint64_t ss = segments >> 48;
-  regs.slot[kSs] = ss != 0 ? ss : 0x2b;  // an older kernel's frame: the user data segment
-  regs.slot[kDs] = 0;
-  regs.slot[kEs] = 0;
-  regs.slot[kOrigAx] = UINT64_MAX;  // not in a system call
+  if (const uint64_t ss = segments >> 48; ss != 0) regs.slot[kSs] = ss;
 }
 
 void store_regs(const SavedRegs& regs, ucontext_t& context) noexcept {
