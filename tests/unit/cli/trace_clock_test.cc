@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 #include "arch/runtime/cycle_counter.h"
@@ -18,27 +19,47 @@ uint64_t monotonic() {
   return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
+// A counter read and the CLOCK_MONOTONIC time it was taken at: the read
+// bracketed by two clock reads, taken again while they lie far apart (a
+// thread preempted between them, as a guest's vCPU often is under
+// emulation, would otherwise measure the preemption, not the clock).
+struct CounterReading {
+  uint64_t cycles = 0;
+  uint64_t ns = 0;
+};
+CounterReading read_counter_at_a_known_time() {
+  CounterReading best;
+  uint64_t best_gap = UINT64_MAX;
+  for (int attempt = 0; attempt < 1000 && best_gap > 2'000; ++attempt) {
+    const uint64_t before = monotonic();
+    const uint64_t cycles = arch::read_cycle_counter();
+    const uint64_t after = monotonic();
+    if (after - before < best_gap) {
+      best_gap = after - before;
+      best = {cycles, before + best_gap / 2};
+    }
+  }
+  return best;
+}
+
 TEST(TraceClockCli, CountedCyclesLandOnClockMonotonic) {
   TraceClock& clock = TraceClock::get();
   if (!clock.has_cycles()) GTEST_SKIP() << "the kernel does not keep time with the CPU's counter";
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const uint64_t cycles = arch::read_cycle_counter();
-  const uint64_t ns = monotonic();
+  const CounterReading now = read_counter_at_a_known_time();
   const trace::TimestampScale scale = clock.scale(trace::ClockKind::kCycles);
-  EXPECT_NEAR(static_cast<double>(scale.to_ns(cycles)), static_cast<double>(ns), 20'000.0);
+  EXPECT_NEAR(static_cast<double>(scale.to_ns(now.cycles)), static_cast<double>(now.ns), 20'000.0);
 }
 
 TEST(TraceClockCli, CyclesKeepTheRateOfClockMonotonic) {
   TraceClock& clock = TraceClock::get();
   if (!clock.has_cycles()) GTEST_SKIP() << "the kernel does not keep time with the CPU's counter";
-  const uint64_t start_cycles = arch::read_cycle_counter();
-  const uint64_t start_ns = monotonic();
+  const CounterReading start = read_counter_at_a_known_time();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const uint64_t end_cycles = arch::read_cycle_counter();
-  const uint64_t end_ns = monotonic();
+  const CounterReading end = read_counter_at_a_known_time();
   const trace::TimestampScale scale = clock.scale(trace::ClockKind::kCycles);
-  const double converted = static_cast<double>(scale.to_ns(end_cycles) - scale.to_ns(start_cycles));
-  EXPECT_NEAR(converted, static_cast<double>(end_ns - start_ns), 0.002 * 50e6 + 20'000.0);
+  const double converted = static_cast<double>(scale.to_ns(end.cycles) - scale.to_ns(start.cycles));
+  EXPECT_NEAR(converted, static_cast<double>(end.ns - start.ns), 0.002 * 50e6 + 20'000.0);
 }
 
 TEST(TraceClockCli, MonotonicStampsPassUnchanged) {
