@@ -48,18 +48,25 @@ Parsed<std::string> parse_arg_name(std::string_view word, size_t column,
   return name;
 }
 
+// Where the kernel points its errors of the store and its modifiers: past
+// the outermost dereference's brace (fetch_expr.h), at the type or at the
+// argument's body.
+struct StoreColumns {
+  size_t type;
+  size_t body;
+};
+
 bool is_string_source(FetchOp op) {
   return op == FetchOp::kImm || op == FetchOp::kComm || op == FetchOp::kData;
 }
 
 // Stage 3: turn the last operation into a store, or append one.
-Parsed<void> add_store(EventArg& arg, std::vector<FetchInsn>& code, size_t type_column,
-                       size_t arg_column) {
+Parsed<void> add_store(EventArg& arg, std::vector<FetchInsn>& code, const StoreColumns& at) {
   const trace::FetchType& type = trace::fetch_type(arg.type);
   FetchInsn& last = code.back();
   if (trace::is_string_class(type.cls)) {
     const bool deref = last.op == FetchOp::kDeref || last.op == FetchOp::kUDeref;
-    if (!deref && !is_string_source(last.op)) return fault(ErrorCode::BAD_STRING, type_column);
+    if (!deref && !is_string_source(last.op)) return fault(ErrorCode::BAD_STRING, at.type);
     const bool user = arg.type == trace::TypeId::kUString || last.op == FetchOp::kUDeref;
     const FetchOp store = user ? FetchOp::kStUString : FetchOp::kStString;
     // A string array reads an array of pointers: the dereference stays, and
@@ -69,7 +76,7 @@ Parsed<void> add_store(EventArg& arg, std::vector<FetchInsn>& code, size_t type_
       last.size = type.size;
       return {};
     }
-    if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, arg_column);
+    if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, at.body);
     code.push_back({store, type.size, 0, 0, 0, 0});
     return {};
   }
@@ -78,7 +85,7 @@ Parsed<void> add_store(EventArg& arg, std::vector<FetchInsn>& code, size_t type_
     last.size = type.size;
     return {};
   }
-  if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, arg_column);
+  if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, at.body);
   code.push_back({FetchOp::kStRaw, type.size, 0, 0, 0, 0});
   return {};
 }
@@ -89,14 +96,15 @@ bool is_memory_store(FetchOp op) {
 }
 
 // Stage 4: the bitfield modifier and the array loop.
-Parsed<void> add_modifiers(EventArg& arg, const TypeSuffix& suffix, std::vector<FetchInsn>& code,
-                           size_t arg_column) {
+Parsed<void> add_modifiers(EventArg& arg, std::string_view type, std::vector<FetchInsn>& code,
+                           const StoreColumns& at) {
   const FetchOp store = code.back().op;
   if (arg.is_bitfield()) {
     const uint8_t bytes = trace::fetch_type(arg.type).size;
-    auto bitfield = parse_bitfield(suffix.type, bytes, suffix.column);
+    auto bitfield = parse_bitfield(type, bytes, at.type);
     if (!bitfield) return unexpected(bitfield.error());
-    if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, arg_column);
+    // The kernel takes no room left for the shift as a bad bitfield.
+    if (code.size() >= kMaxFetchOps) return fault(ErrorCode::BAD_BITFIELD, at.type);
     // Shift the field to the top of the container, then down to bit 0.
     const auto bits = static_cast<uint8_t>(bytes * 8);
     const auto lshift = static_cast<uint8_t>(bits - (bitfield->width + bitfield->offset));
@@ -104,8 +112,8 @@ Parsed<void> add_modifiers(EventArg& arg, const TypeSuffix& suffix, std::vector<
     code.push_back({FetchOp::kModBitfield, bytes, lshift, rshift, 0, 0});
   }
   if (arg.count > 0) {
-    if (!is_memory_store(store)) return fault(ErrorCode::BAD_STRING, suffix.column);
-    if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, arg_column);
+    if (!is_memory_store(store)) return fault(ErrorCode::BAD_STRING, at.type);
+    if (code.size() >= kMaxFetchOps) return fault(ErrorCode::TOO_MANY_OPS, at.body);
     code.push_back({FetchOp::kLoopArray, 0, 0, 0, arg.count, 0});
   }
   return {};
@@ -189,10 +197,10 @@ Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
   std::vector<FetchInsn> code;
   auto parsed = parse_fetch_expr(suffix->expr, body_column, context, arg, code);
   if (!parsed) return unexpected(parsed.error());
-  if (auto stored = add_store(arg, code, suffix->column, column); !stored) {
-    return unexpected(stored.error());
-  }
-  if (auto modified = add_modifiers(arg, *suffix, code, column); !modified) {
+  const size_t shift = deref_prefix_columns(suffix->expr);
+  const StoreColumns at{suffix->column + shift, body_column + shift};
+  if (auto stored = add_store(arg, code, at); !stored) return unexpected(stored.error());
+  if (auto modified = add_modifiers(arg, suffix->type, code, at); !modified) {
     return unexpected(modified.error());
   }
   code.push_back({FetchOp::kEnd, 0, 0, 0, 0, 0});

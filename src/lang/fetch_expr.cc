@@ -174,7 +174,9 @@ class ExprParser {
     if (!magnitude || rest.substr(0, open).find_first_of("+-") != std::string_view::npos) {
       return fault(ErrorCode::BAD_DEREF_OFFS, column);
     }
-    const size_t inner_column = column + (text.size() - rest.size()) + open + 1;
+    // The kernel drops the `u` before it counts, so its column for what is
+    // inside a user dereference is one less than the character's.
+    const size_t inner_column = column + deref_prefix_columns(text);
     const std::string_view inner_and_tail = rest.substr(open + 1);
     const size_t close = inner_and_tail.rfind(')');
     if (close == std::string_view::npos) {
@@ -220,6 +222,14 @@ class ExprParser {
 };
 
 }  // namespace
+
+size_t deref_prefix_columns(std::string_view expr) {
+  if (expr.empty() || (expr[0] != '+' && expr[0] != '-')) return 0;
+  const size_t open = expr.find('(');
+  if (open == std::string_view::npos) return 0;
+  const bool user = expr.size() > 1 && expr[1] == 'u';
+  return open + 1 - (user ? 1 : 0);
+}
 
 Parsed<void> parse_fetch_expr(std::string_view expr, size_t column, const ArgContext& context,
                               trace::EventArg& arg, std::vector<FetchInsn>& code) {

@@ -20,6 +20,13 @@ namespace dprobe::lang {
 // Operations an argument may have before kEnd (the kernel's FETCH_INSN_MAX - 1).
 inline constexpr size_t kMaxFetchOps = trace::kMaxFetchInsns - 1;
 
+// How many columns the kernel's parser counts for the `+|-[u]OFFS(` that
+// starts `expr` (0 when it is no dereference): the `u` is not counted. The
+// kernel's later errors (the store, the bitfield, the array) point that far
+// past where they would otherwise, as its parser leaves its column past the
+// outermost dereference's opening brace.
+size_t deref_prefix_columns(std::string_view expr);
+
 // Appends the expression's operations to `code`; immediate strings and
 // symbol references go into `arg`.
 Parsed<void> parse_fetch_expr(std::string_view expr, size_t column, const ArgContext& context,
