@@ -1,12 +1,15 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/report_command.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -98,15 +101,84 @@ bool write_perfetto(const trace::TraceFileContents& file, const std::string& pat
   return ok;
 }
 
+// The notes as the session wrote them, one line each, but with every
+// control character of a line shown as \xNN: they come from the file, which
+// anyone can craft, and go to a terminal.
+std::string printable_notes(std::string_view notes) {
+  std::string out;
+  while (!notes.empty()) {
+    const size_t newline = notes.find('\n');
+    out += printable(notes.substr(0, newline));
+    out += '\n';
+    notes.remove_prefix(newline == std::string_view::npos ? notes.size() : newline + 1);
+  }
+  return out;
+}
+
+// A FIFO: its first byte, if a writer is there; with none yet, waits until
+// one writes or closes, after saying so. `perf report` and `cat` read a FIFO
+// whenever a writer comes (`perf record -o - | perf report -i -`,
+// `<(zcat FILE)`), so refusing one would surprise; but waiting without a
+// word looks like a hang. Empty, or why the FIFO cannot be read.
+std::string start_fifo(int fd, const std::string& path, std::string& data, std::ostream& errors) {
+  char first = 0;
+  const ssize_t got = ::read(fd, &first, 1);  // O_NONBLOCK: 0 means no writer
+  if (got == 1) data.push_back(first);
+  if (got != 0) return got < 0 && errno != EAGAIN ? std::strerror(errno) : std::string();
+  errors << "dprobe: " << printable(path) << " is a FIFO: waiting for a writer\n" << std::flush;
+  // Non-blocking, it reports nothing until a writer writes or closes.
+  pollfd wanted{fd, POLLIN, 0};
+  while (::poll(&wanted, 1, -1) < 0) {
+    if (errno != EINTR) return std::strerror(errno);
+  }
+  return {};
+}
+
+// Blocking again, so that reading waits for the writer's data.
+std::string make_blocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return std::strerror(errno);
+  return {};
+}
+
+// Reads all of `fd`; empty, or why not.
+std::string read_all(int fd, std::string& data) {
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got == 0) return {};
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return std::strerror(errno);
+    data.append(buffer, static_cast<size_t>(got));
+  }
+}
+
+// The whole file into `data`; false after saying why not. Opened without
+// blocking (an open of a FIFO waits for a writer, silently); a directory is
+// refused here, not met as a read error.
+bool read_trace_bytes(const std::string& path, std::string& data, std::ostream& errors) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st {};
+  std::string why;
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    why = std::strerror(errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    why = std::strerror(EISDIR);
+  } else if (S_ISFIFO(st.st_mode)) {
+    why = start_fifo(fd, path, data, errors);
+  }
+  if (why.empty()) why = make_blocking(fd);
+  if (why.empty()) why = read_all(fd, data);
+  if (fd >= 0) ::close(fd);
+  if (!why.empty()) errors << "dprobe: error: " << printable(path) << ": " << why << "\n";
+  return why.empty();
+}
+
 }  // namespace
 
 int run_report(const ReportOptions& options, std::FILE* out, std::ostream& errors) {
-  std::ifstream in(options.file, std::ios::binary);
-  if (!in) {
-    errors << "dprobe: error: " << printable(options.file) << ": " << std::strerror(errno) << "\n";
-    return kExitFailure;
-  }
-  const std::string data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string data;
+  if (!read_trace_bytes(options.file, data, errors)) return kExitFailure;
   trace::TraceFileContents file = trace::read_trace_file(data);
   filter_records(file, options.filter);
   std::string text;
@@ -126,7 +198,7 @@ int run_report(const ReportOptions& options, std::FILE* out, std::ostream& error
   if (unknown > 0) {
     errors << "dprobe: warning: " << unknown << " records of events the file does not describe\n";
   }
-  errors << file.notes;  // what the session said at its end
+  errors << printable_notes(file.notes);  // what the session said at its end
   if (file.error) {
     errors << "dprobe: error: " << printable(options.file) << ": at offset " << file.error->first
            << ": " << file.error->second << " (everything before it was reported)\n";

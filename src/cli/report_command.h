@@ -6,7 +6,10 @@
 // table instead; --perfetto OUT.json writes the Chrome trace-event JSON
 // (cli/perfetto.h) instead. --event, --pid, --tid, --since and --until
 // keep only the records they name. A file cut short or corrupt: everything before the bad
-// chunk is printed, then an error naming its offset (exit status 1).
+// chunk is printed, then an error naming its offset (exit status 1). A
+// directory is an error; a FIFO is read once a writer comes, and while
+// none is there, stderr says so. The notes of the file are shown with
+// their control characters as \xNN.
 #ifndef DPROBE_CLI_REPORT_COMMAND_H_
 #define DPROBE_CLI_REPORT_COMMAND_H_
 

@@ -2,6 +2,7 @@
 #include "trace/trace_file.h"
 
 #include <cstring>
+#include <utility>
 
 #include "trace/fetch_type.h"
 #include "trace/record.h"
@@ -150,6 +151,15 @@ std::string read_record(Cursor& in, uint64_t offset, TraceFileContents& file) {
   return {};
 }
 
+// A chunk that is one string, taken only once it fills the chunk exactly:
+// a chunk of another kind, relabelled, is an error, never text.
+std::string read_text(Cursor& in, std::string_view what, std::string& text) {
+  std::string read = in.get_string();
+  if (!in.done()) return std::string(what) + ": bad length";
+  text = std::move(read);
+  return {};
+}
+
 std::string read_chunk(ChunkKind kind, std::string_view payload, uint64_t offset,
                        TraceFileContents& file) {
   Cursor in(payload);
@@ -161,11 +171,13 @@ std::string read_chunk(ChunkKind kind, std::string_view payload, uint64_t offset
     case ChunkKind::kRecord:
       return read_record(in, offset, file);
     case ChunkKind::kProfile:
-      file.profile = in.get_string();
-      return in.done() ? std::string() : "profile: bad length";
-    case ChunkKind::kNotes:
-      file.notes += in.get_string();
-      return in.done() ? std::string() : "notes: bad length";
+      return read_text(in, "profile", file.profile);
+    case ChunkKind::kNotes: {
+      std::string notes;
+      std::string why = read_text(in, "notes", notes);
+      file.notes += notes;
+      return why;
+    }
   }
   return "unknown chunk kind " + std::to_string(static_cast<uint32_t>(kind));
 }
