@@ -128,6 +128,9 @@ inline constexpr CaretCase kParseCaretCases[] = {
      R"(                               ^)", ErrorCode::BAD_TYPE},
     {R"(p:grp/ev libc.so.6:open fd=%di:string)",
      R"(                               ^)", ErrorCode::BAD_STRING},
+    // As on a kprobe (the kernel's uprobes refuse the symbol type).
+    {R"(p:grp/ev libc.so.6:open fd=%di:symbol[2])",
+     R"(                               ^)", ErrorCode::BAD_STRING},
     {R"(p:grp/ev libc.so.6:open fd=%di:b4@30/32)",
      R"(                               ^)", ErrorCode::BAD_BITFIELD},
     // After a dereference the kernel's store, bitfield and array errors
