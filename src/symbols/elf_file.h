@@ -30,6 +30,9 @@ struct FunctionSymbol {
   uint64_t size;     // 0 when the symbol table does not know it
   bool is_ifunc;     // STT_GNU_IFUNC: address is the resolver, not the implementation
   bool is_global;    // global or weak binding; false for file-local symbols
+  // A compatibility version ("cfree@GLIBC_2.2.5", single @): kept for old
+  // binaries, never what a new link binds the name to.
+  bool is_compat_version = false;
   // The C++ source name ("ns::f(int)") of a mangled name, filled in by
   // SymbolTable; empty for C names and names the demangler refuses.
   std::string demangled = {};

@@ -36,8 +36,37 @@ bool is_defined_variable(const GElf_Sym& sym) {
 
 using SymbolFilter = bool (*)(const GElf_Sym&);
 
+// .symtab spells a compatibility version with one '@', the default with two.
+bool names_compat_version(std::string_view name) {
+  const size_t at = name.find('@');
+  return at != std::string_view::npos && name.substr(at, 2) != "@@";
+}
+
+// .dynsym's versions are in the parallel SHT_GNU_versym table: an entry with
+// the hidden bit names a compatibility version.
+Elf_Data* version_table(Elf* elf, const GElf_Shdr& symbols) {
+  if (symbols.sh_type != SHT_DYNSYM) return nullptr;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == SHT_GNU_versym) {
+      return elf_getdata(scn, nullptr);
+    }
+  }
+  return nullptr;
+}
+
+bool hidden_version(Elf_Data* versions, size_t index) {
+  constexpr GElf_Versym kHidden = 0x8000;
+  GElf_Versym version = 0;
+  if (versions == nullptr || gelf_getversym(versions, static_cast<int>(index), &version) == nullptr)
+    return false;
+  return (version & kHidden) != 0;
+}
+
 void collect_symbols(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, SymbolFilter wanted,
                      std::vector<FunctionSymbol>& out) {
+  Elf_Data* versions = version_table(elf, shdr);
   Elf_Data* data = elf_getdata(scn, nullptr);
   const size_t entry_size = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   if (data == nullptr || entry_size == 0) return;
@@ -51,12 +80,14 @@ void collect_symbols(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, SymbolFilter
     if (raw == nullptr || *raw == '\0') continue;
     out.push_back({std::string(without_version(raw)), sym.st_value, sym.st_size,
                    GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC,
-                   GELF_ST_BIND(sym.st_info) != STB_LOCAL});
+                   GELF_ST_BIND(sym.st_info) != STB_LOCAL,
+                   names_compat_version(raw) || hidden_version(versions, i)});
   }
 }
 
 // Sorts by (address, name) and folds repeats into one entry that keeps the
-// strongest facts either table had: a size, ifunc-ness, global binding.
+// strongest facts either table had: a size, ifunc-ness, global binding, a
+// default version.
 void merge_repeats(std::vector<FunctionSymbol>& functions) {
   const auto key = [](const FunctionSymbol& f) { return std::tie(f.address, f.name); };
   std::sort(functions.begin(), functions.end(),
@@ -69,6 +100,7 @@ void merge_repeats(std::vector<FunctionSymbol>& functions) {
       kept.size = std::max(kept.size, f.size);
       kept.is_ifunc = kept.is_ifunc || f.is_ifunc;
       kept.is_global = kept.is_global || f.is_global;
+      kept.is_compat_version = kept.is_compat_version && f.is_compat_version;
     } else {
       merged.push_back(std::move(f));
     }

@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "symbols/lookup.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
@@ -26,13 +27,32 @@ bool has_one_address(const std::vector<const FunctionSymbol*>& matches) {
   return true;
 }
 
-Unexpected<LookupError> not_unique(std::string_view name,
+// Each candidate with the spelling that names it alone: PATH:0xOFFSET, as
+// uprobe_events takes it.
+Unexpected<LookupError> not_unique(const ElfFile& elf, std::string_view name,
                                    const std::vector<const FunctionSymbol*>& matches) {
   LookupError err{Kind::kNotUnique,
                   std::string(name) + " has " + std::to_string(matches.size()) + " definitions",
                   {}};
-  for (const FunctionSymbol* f : matches) err.candidates.push_back(candidate_line(*f));
+  for (const FunctionSymbol* f : matches) {
+    std::string line = candidate_line(*f);
+    if (const auto offset = elf.file_offset_of(f->address)) {
+      line += ": probe it as " + elf.path() + ":" + hex(*offset);
+    }
+    err.candidates.push_back(std::move(line));
+  }
   return unexpected(std::move(err));
+}
+
+// One name at two addresses, one of them a compatibility version
+// (memcpy@GLIBC_2.2.5 beside memcpy@@GLIBC_2.14): the name means the
+// default version, the one a link made today binds to.
+void drop_compat_versions(std::vector<const FunctionSymbol*>& matches) {
+  const bool some_default =
+      std::any_of(matches.begin(), matches.end(),
+                  [](const FunctionSymbol* f) { return !f->is_compat_version; });
+  if (some_default)
+    std::erase_if(matches, [](const FunctionSymbol* f) { return f->is_compat_version; });
 }
 
 }  // namespace
@@ -46,9 +66,10 @@ std::string candidate_line(const FunctionSymbol& function) {
 
 Result<ResolvedSymbol, LookupError> resolve_symbol(const ElfFile& elf, const SymbolTable& table,
                                                    std::string_view name, int64_t offset) {
-  const std::vector<const FunctionSymbol*> matches = table.lookup(name);
+  std::vector<const FunctionSymbol*> matches = table.lookup(name);
   if (matches.empty()) return error(Kind::kSymbolNotFound, std::string(name) + " in " + elf.path());
-  if (!has_one_address(matches)) return not_unique(name, matches);
+  if (!has_one_address(matches)) drop_compat_versions(matches);
+  if (!has_one_address(matches)) return not_unique(elf, name, matches);
   const FunctionSymbol& sym = *matches.front();
   const auto unsigned_offset = static_cast<uint64_t>(offset);
   if (offset < 0 || (sym.size > 0 && unsigned_offset >= sym.size)) {

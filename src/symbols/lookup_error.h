@@ -28,7 +28,8 @@ struct LookupError {
   };
   Kind kind;
   std::string detail;
-  // For kNotUnique: one line per function, "name@0x1234 (size 0x20)".
+  // For kNotUnique: one line per function, "name@0x1234 (size 0x20)",
+  // with the PATH:0xOFFSET spelling that names it alone.
   std::vector<std::string> candidates;
 };
 

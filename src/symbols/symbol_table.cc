@@ -39,15 +39,11 @@ size_t leading_underscores(std::string_view name) {
   return n == std::string_view::npos ? name.size() : n;
 }
 
-// True when `a` names the spot better than `b`, as perf's choose_best_symbol:
-// __libc_malloc and malloc share an address, and users wrote "malloc".
+// True when `a` names the spot better than `b`: the innermost function, then
+// the better of two aliases.
 bool better_name(const FunctionSymbol& a, const FunctionSymbol& b) {
   if (a.address != b.address) return a.address > b.address;
-  if (a.is_global != b.is_global) return a.is_global;
-  const size_t ua = leading_underscores(a.name);
-  const size_t ub = leading_underscores(b.name);
-  if (ua != ub) return ua < ub;
-  return a.name < b.name;
+  return is_better_alias(a, b);
 }
 
 // The literal text before the first wildcard: every match starts with it.
@@ -97,6 +93,17 @@ bool matches_source(std::string_view glob, const FunctionSymbol& f) {
 }
 
 }  // namespace
+
+// As perf's choose_best_symbol: __libc_malloc and malloc share an address,
+// and users wrote "malloc"; cfree is free's compatibility alias.
+bool is_better_alias(const FunctionSymbol& a, const FunctionSymbol& b) {
+  if (a.is_global != b.is_global) return a.is_global;
+  if (a.is_compat_version != b.is_compat_version) return !a.is_compat_version;
+  const size_t ua = leading_underscores(a.name);
+  const size_t ub = leading_underscores(b.name);
+  if (ua != ub) return ua < ub;
+  return a.name < b.name;
+}
 
 SymbolTable::SymbolTable(const ElfFile& elf) : SymbolTable(elf.functions()) {}
 

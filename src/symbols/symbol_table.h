@@ -72,6 +72,11 @@ class SymbolTable {
   std::vector<size_t> demangled_;  // indices in by_name_ of C++ functions
 };
 
+// Of two names at one address, whether `a` is the one to show and to name
+// an event by: a global name over a local one, the default version over a
+// compatibility one, fewer leading underscores, then the first by name.
+bool is_better_alias(const FunctionSymbol& a, const FunctionSymbol& b);
+
 }  // namespace dprobe::symbols
 
 #endif  // DPROBE_SYMBOLS_SYMBOL_TABLE_H_

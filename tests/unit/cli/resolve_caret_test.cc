@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/strings.h"
 #include "cli/definitions.h"
 #include "lang/error_table.h"
 #include "unit/cli/cli_test_support.h"
@@ -324,8 +325,9 @@ TEST(ResolveErrorReport, NonUniqueSymbolListsBothCandidates) {
                 "^\n"
                 "  helper has 2 definitions\n"
                 "    " +
-                symbols::candidate_line(helpers[0]) + "\n    " +
-                symbols::candidate_line(helpers[1]) + "\n");
+                symbols::candidate_line(helpers[0]) + ": probe it as " + fixture().lib + ":" +
+                dprobe::hex(helpers[0].address) + "\n    " + symbols::candidate_line(helpers[1]) +
+                ": probe it as " + fixture().lib + ":" + dprobe::hex(helpers[1].address) + "\n");
 }
 
 TEST(ResolveErrorReport, DefinitionFileErrorsNameFileAndLine) {
