@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/target_resolver.h"
 
+#include <map>
 #include <set>
 
 #include "base/strings.h"
@@ -273,24 +274,71 @@ Result<void, lang::ProbeError> TargetResolver::resolve_variables_of(lang::Defini
   return resolve_variables(def, scope);
 }
 
-// One definition per matching function that can hold the offset; names are
-// made by the default rule, with _1, _2 ... where two would collide.
+namespace {
+
+// Aliases (free, cfree, __libc_free) are one function: a wildcard probes
+// it once, under the name is_better_alias picks, or every call would be
+// counted once per name.
+std::vector<const symbols::FunctionSymbol*> one_name_per_address(
+    const std::vector<const symbols::FunctionSymbol*>& matches) {
+  std::map<uint64_t, const symbols::FunctionSymbol*> best;
+  for (const symbols::FunctionSymbol* function : matches) {
+    auto [it, added] = best.emplace(function->address, function);
+    if (!added && symbols::is_better_alias(*function, *it->second)) it->second = function;
+  }
+  std::vector<const symbols::FunctionSymbol*> kept;
+  for (const symbols::FunctionSymbol* function : matches) {
+    if (best.at(function->address) == function) kept.push_back(function);
+  }
+  return kept;
+}
+
+// How a wildcard's match is probed: SYM+OFFS where the name finds this
+// function, else PATH:0xOFFSET (a static function whose name another one
+// shares, a compatibility version); nullopt where the offset does not fit.
+std::optional<core::ProbeTarget> alias_target(const LoadedObject& object,
+                                              const symbols::FunctionSymbol& function,
+                                              const core::ProbeTarget& pattern) {
+  const auto offset = static_cast<uint64_t>(pattern.offset);
+  if (pattern.offset < 0 || (function.size > 0 && offset >= function.size)) return std::nullopt;
+  core::ProbeTarget target = pattern;
+  auto by_name = symbols::resolve_symbol(object.elf, object.table, function.name, pattern.offset);
+  if (by_name && by_name->sym.address == function.address) {
+    target.symbol = function.name;
+    return target;
+  }
+  const uint64_t address = function.address + offset;
+  const auto file_offset = object.elf.file_offset_of(address);
+  if (!object.elf.is_executable_vaddr(address) || !file_offset) return std::nullopt;
+  target.kind = core::TargetKind::kFileOffset;
+  target.object = object.elf.path();
+  target.symbol.clear();
+  target.offset = static_cast<int64_t>(*file_offset);
+  return target;
+}
+
+}  // namespace
+
+// One definition per matching function that can hold the offset, one per
+// address; names are made by the default rule, with _1, _2 ... where two
+// would collide.
 Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::expand_wildcard(
     lang::Definition def, const LoadedObject& object) {
   const core::ProbeTarget& target = def.spec.point.target;
   std::vector<lang::Definition> expanded;
   std::set<std::string> names;
-  std::set<std::string> seen_functions;
-  for (const symbols::FunctionSymbol* function : object.table.match(target.symbol)) {
-    if (!seen_functions.insert(function->name).second) continue;
-    if (!symbols::resolve_symbol(object.elf, object.table, function->name, target.offset)) continue;
+  for (const symbols::FunctionSymbol* function :
+       one_name_per_address(object.table.match(target.symbol))) {
+    auto place = alias_target(object, *function, target);
+    if (!place) continue;
     lang::Definition each = def;
     each.wildcard = false;
     each.expanded = true;
-    each.spec.point.target.symbol = function->name;
-    // C++ functions are named by their source name (p_method_int_0).
-    core::ProbePoint named = each.spec.point;
-    if (!function->demangled.empty()) named.target.symbol = function->demangled;
+    each.spec.point.target = std::move(*place);
+    // Named after the function whatever the spelling; C++ functions by
+    // their source name (p_method_int_0).
+    core::ProbePoint named = def.spec.point;
+    named.target.symbol = function->demangled.empty() ? function->name : function->demangled;
     const std::string base = lang::default_event_name(named);
     std::string name = base;
     for (size_t n = 1; !names.insert(name).second; ++n) name = numbered_event_name(base, n);
