@@ -456,6 +456,7 @@ void init_process(const char* control, bool follow) {
 }
 
 __attribute__((constructor)) void dprobe_agent_main() {
+  const AgentWork work;  // start-up is not the program's: nothing it calls counts
   const char* control = std::getenv(kControlEnv);
   if (control == nullptr) return;
   const char* follow = std::getenv(kFollowEnv);
@@ -497,6 +498,7 @@ constinit detail::StateStorage detail::g_state;
 extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const char* control,
                                                                           int follow) {
   using namespace dprobe::agent;
+  const AgentWork work;  // on the thread dprobe attach borrowed
   if (control == nullptr || Controller::instance().running()) return -1;
   init_process(control, follow == 1);
   set_loaded_late();

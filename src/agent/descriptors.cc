@@ -16,19 +16,16 @@
 #include <dlfcn.h>
 #include <errno.h>
 
+#include "agent/interpose.h"
 #include "arch/runtime/agent_descriptors.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
+using dprobe::agent::next_function;
 using dprobe::arch::AgentDescriptor;
 using dprobe::arch::AgentDescriptorTable;
-
-template <typename Fn>
-Fn next(const char* name) {
-  return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
-}
 
 bool agent_owns(int fd) { return AgentDescriptorTable::instance().holding(fd) != nullptr; }
 
@@ -45,7 +42,7 @@ void step_aside(int fd) {
 // close_range over [first, last] but the agent's numbers in it.
 int close_range_around(unsigned first, unsigned last, int flags) {
   using Fn = int (*)(unsigned, unsigned, int);
-  static const Fn real = next<Fn>("close_range");
+  static const Fn real = next_function<Fn>("close_range");
   if (real == nullptr) return bad_descriptor();
   return AgentDescriptorTable::instance().close_range_around(
       first, last, [&](unsigned from, unsigned to) { return real(from, to, flags); });
@@ -55,7 +52,7 @@ int close_range_around(unsigned first, unsigned last, int flags) {
 
 DPROBE_EXPORT int close(int fd) {
   using Fn = int (*)(int);
-  static const Fn real = next<Fn>("close");
+  static const Fn real = next_function<Fn>("close");
   if (agent_owns(fd)) return bad_descriptor();
   return real(fd);
 }
@@ -75,7 +72,7 @@ DPROBE_EXPORT void closefrom(int lowest) {
 
 DPROBE_EXPORT int dup2(int old_fd, int new_fd) {
   using Fn = int (*)(int, int);
-  static const Fn real = next<Fn>("dup2");
+  static const Fn real = next_function<Fn>("dup2");
   if (agent_owns(old_fd)) return bad_descriptor();
   step_aside(new_fd);
   return real(old_fd, new_fd);
@@ -83,7 +80,7 @@ DPROBE_EXPORT int dup2(int old_fd, int new_fd) {
 
 DPROBE_EXPORT int dup3(int old_fd, int new_fd, int flags) {
   using Fn = int (*)(int, int, int);
-  static const Fn real = next<Fn>("dup3");
+  static const Fn real = next_function<Fn>("dup3");
   if (old_fd == new_fd) return real(old_fd, new_fd, flags);  // EINVAL before anything
   if (agent_owns(old_fd)) return bad_descriptor();
   step_aside(new_fd);

@@ -19,6 +19,7 @@
 
 #include "agent/agent.h"
 #include "agent/controller.h"
+#include "agent/interpose.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -32,11 +33,6 @@ using ExecveFn = int (*)(const char*, char* const[], char* const[]);
 using ExecvpeFn = int (*)(const char*, char* const[], char* const[]);
 using FexecveFn = int (*)(int, char* const[], char* const[]);
 using ExecveatFn = int (*)(int, const char*, char* const[], char* const[], int);
-
-template <typename Fn>
-Fn next(const char* name) {
-  return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
-}
 
 constexpr const char* kPreload = "LD_PRELOAD=";
 
@@ -118,33 +114,33 @@ char* const* collect_list(void* storage, const char* first, va_list args) {
   (carries_agent() ? traced_environment(alloca(traced_environment_size(env)), env) : (env))
 
 DPROBE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
-  static const auto real = next<ExecveFn>("execve");
+  static const auto real = next_function<ExecveFn>("execve");
   return real(path, argv, DPROBE_TRACED_ENV(envp));
 }
 
 DPROBE_EXPORT int execv(const char* path, char* const argv[]) {
-  static const auto real = next<ExecveFn>("execve");
+  static const auto real = next_function<ExecveFn>("execve");
   return real(path, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-  static const auto real = next<ExecvpeFn>("execvpe");
+  static const auto real = next_function<ExecvpeFn>("execvpe");
   return real(file, argv, DPROBE_TRACED_ENV(envp));
 }
 
 DPROBE_EXPORT int execvp(const char* file, char* const argv[]) {
-  static const auto real = next<ExecvpeFn>("execvpe");
+  static const auto real = next_function<ExecvpeFn>("execvpe");
   return real(file, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-  static const auto real = next<FexecveFn>("fexecve");
+  static const auto real = next_function<FexecveFn>("fexecve");
   return real(fd, argv, DPROBE_TRACED_ENV(envp));
 }
 
 DPROBE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
                            int flags) {
-  static const auto real = next<ExecveatFn>("execveat");
+  static const auto real = next_function<ExecveatFn>("execveat");
   return real(dirfd, path, argv, DPROBE_TRACED_ENV(envp), flags);
 }
 
@@ -161,21 +157,21 @@ DPROBE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char
 // execv from here could bind to the C library's own when the agent was
 // loaded by dlopen (attach), not preloaded.
 DPROBE_EXPORT int execl(const char* path, const char* arg, ...) {
-  static const auto real = next<ExecveFn>("execve");
+  static const auto real = next_function<ExecveFn>("execve");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
   return real(path, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int execlp(const char* file, const char* arg, ...) {
-  static const auto real = next<ExecvpeFn>("execvpe");
+  static const auto real = next_function<ExecvpeFn>("execvpe");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
   return real(file, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int execle(const char* path, const char* arg, ...) {
-  static const auto real = next<ExecveFn>("execve");
+  static const auto real = next_function<ExecveFn>("execve");
   DPROBE_COLLECT_ARGS(argv, arg);
   char* const* envp = va_arg(args, char* const*);  // after the NULL
   va_end(args);

@@ -15,11 +15,18 @@ namespace dprobe::agent {
 namespace {
 
 // No probe is half-written when the address space is copied.
-void before_fork() { agent_state().registry_writer.lock(); }
+void before_fork() {
+  const AgentWork work;
+  agent_state().registry_writer.lock();
+}
 
-void in_parent() { agent_state().registry_writer.unlock(); }
+void in_parent() {
+  const AgentWork work;
+  agent_state().registry_writer.unlock();
+}
 
 void in_child() {
+  const AgentWork work;  // a followed child's new session is the agent's work
   arch::note_own_pid();  // first: what follows may ask it
   AgentState& state = agent_state();
   state.recording.store(false);

@@ -39,14 +39,17 @@ LibcFunctions g_libc{};
 
 template <typename Fn>
 bool find(Fn& slot, const char* name) {
-  if (slot == nullptr) slot = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
+  if (slot == nullptr) slot = next_function<Fn>(name);
   return slot != nullptr;
 }
 
 // First of the agent's constructors: before it arms anything. (Objects the
 // program links initialize before the preloaded agent and may call an
 // interposer earlier: libc() resolves then, with nothing armed yet.)
-__attribute__((constructor(101))) void resolve_at_load() { resolve_libc_functions(); }
+__attribute__((constructor(101))) void resolve_at_load() {
+  const AgentWork work;
+  resolve_libc_functions();
+}
 
 const LibcFunctions& libc() {
   if (g_libc.backtrace == nullptr) resolve_libc_functions();
@@ -54,6 +57,11 @@ const LibcFunctions& libc() {
 }
 
 }  // namespace
+
+void* next_symbol(const char* name) {
+  const AgentWork work;
+  return ::dlsym(RTLD_NEXT, name);
+}
 
 bool resolve_libc_functions() {
   LibcFunctions& f = g_libc;

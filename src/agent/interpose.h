@@ -34,6 +34,15 @@ struct LibcFunctions {
 bool resolve_libc_functions();
 const LibcFunctions& libc_functions();
 
+// The definition of `name` after the agent's (dlsym's RTLD_NEXT), the C
+// library's behind an interposer; looked up as the agent's own work, which
+// a probe on dlsym does not count.
+void* next_symbol(const char* name);
+template <typename Fn>
+Fn next_function(const char* name) {
+  return reinterpret_cast<Fn>(next_symbol(name));
+}
+
 }  // namespace dprobe::agent
 
 #endif  // DPROBE_AGENT_INTERPOSE_H_

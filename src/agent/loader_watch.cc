@@ -98,9 +98,7 @@ void after_change() {
 // is loading or unloading, at the entry of r_brk.
 void on_loader_event(const arch::SavedRegs&) {
   if (!Controller::instance().running()) return;
-  ThreadTrace& thread = current_thread();
-  const bool was_in_agent = thread.in_agent;
-  thread.in_agent = true;  // what this does is not the program's to trace
+  const AgentWork work;  // what this does is not the program's to trace
   switch (_r_debug.r_state) {
     case r_debug::RT_DELETE:
       g_deleting = true;
@@ -113,7 +111,6 @@ void on_loader_event(const arch::SavedRegs&) {
     case r_debug::RT_ADD:
       break;
   }
-  thread.in_agent = was_in_agent;
 }
 
 }  // namespace

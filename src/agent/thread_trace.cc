@@ -172,6 +172,7 @@ bool retire_exited_threads() noexcept {
 // (the join returns when the kernel clears its id, before it is reaped):
 // it counts as gone too.
 __attribute__((destructor)) void retire_before_exit() {
+  const AgentWork work;
   retire_exited_threads(ExitedThreads::kReapedOrExiting);
 }
 

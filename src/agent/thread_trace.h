@@ -95,6 +95,24 @@ inline void ensure_ring(ThreadTrace& thread, const trace::TraceMemory& memory) n
   detail::refresh_ring(thread, memory);
 }
 
+// The agent's work on a thread of the program (start-up, arming, the
+// loader's notifications, resolving an IFUNC, its interposers' own
+// calls): for the scope, no probe hit, return or system call of the
+// thread is the program's, and none is counted. Nests.
+class AgentWork {
+ public:
+  AgentWork() noexcept : thread_(current_thread()), was_in_agent_(thread_.in_agent) {
+    thread_.in_agent = true;
+  }
+  ~AgentWork() { thread_.in_agent = was_in_agent_; }
+  AgentWork(const AgentWork&) = delete;
+  AgentWork& operator=(const AgentWork&) = delete;
+
+ private:
+  ThreadTrace& thread_;
+  bool was_in_agent_;
+};
+
 // Called once at start-up, outside any handler.
 void init_thread_traces();
 
