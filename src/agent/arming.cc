@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/agent_state.h"
 #include "agent/hit_analysis.h"
+#include "agent/ifunc.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/unsafe_code.h"
 #include "trace/event_analysis.h"
@@ -71,6 +73,18 @@ const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   return state.events.find(event.id);
 }
 
+// Where the request's probe goes: an IFUNC's at the implementation its
+// resolver picks for this process, found by calling it.
+std::optional<core::ProbeSite> site_of(const protocol::ProbeRequest& request) {
+  if (!request.ifunc) {
+    return core::ProbeSite{request.address, request.function_address, request.function_size};
+  }
+  const auto implementation = resolve_ifunc(request.address);
+  if (!implementation) return std::nullopt;
+  return core::ProbeSite{implementation->address, implementation->function_begin,
+                         implementation->function_size};
+}
+
 }  // namespace
 
 protocol::ArmReport add_probes(const protocol::Probes& probes) {
@@ -95,14 +109,27 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
         continue;
       }
     }
+    auto site = site_of(request);
+    if (!site) {
+      report.results.push_back({request.spec.event.id, arch::ArmStatus::kRejected,
+                                "its IFUNC resolver returned no address in a loaded object"});
+      continue;
+    }
+    if (request.spec.event.is_return && request.ifunc) {
+      if (const char* why = return_probe_refusal(site->address)) {
+        report.results.push_back({request.spec.event.id, arch::ArmStatus::kBlacklisted, why});
+        continue;
+      }
+    }
     keep_event(request.spec, state);
-    const core::ProbeSite site{request.address, request.function_address, request.function_size};
-    auto added = state.registry->add(site, request.spec.event.id);
+    auto added = state.registry->add(*site, request.spec.event.id);
+    const uint64_t implementation = request.ifunc ? site->address : 0;
     if (added) {
-      report.results.push_back({request.spec.event.id, arch::ArmStatus::kArmed, {}});
+      report.results.push_back(
+          {request.spec.event.id, arch::ArmStatus::kArmed, {}, implementation});
     } else {
       report.results.push_back(
-          {request.spec.event.id, added.error().status, added.error().message});
+          {request.spec.event.id, added.error().status, added.error().message, implementation});
     }
   }
   return report;

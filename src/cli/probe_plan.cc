@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "base/strings.h"
 #include "symbols/lookup.h"
 
 namespace dprobe::cli {
@@ -19,7 +20,16 @@ struct Placement {
   uint64_t address;
   uint64_t function_address;
   uint64_t function_size;
+  bool ifunc = false;  // the address is an IFUNC's resolver (see ProbeRequest)
 };
+
+// An IFUNC's name means the implementation its resolver picks at run time,
+// so an offset from it names nothing: the resolver's own code has a
+// spelling of its own.
+std::string ifunc_offset_note(const symbols::ResolvedSymbol& symbol, const symbols::ElfFile& elf) {
+  return symbol.sym.name + " is an IFUNC: its name probes the implementation chosen at run time; " +
+         "probe inside its resolver as " + elf.path() + ":" + hex(symbol.file_offset);
+}
 
 // Where `vaddr` of a placed object runs, and the function around it.
 Placement place(const PlacedObject& object, uint64_t vaddr) {
@@ -53,6 +63,7 @@ class Planner {
     request.address = placement->first.address;
     request.function_address = placement->first.function_address;
     request.function_size = placement->first.function_size;
+    request.ifunc = placement->first.ifunc;
     request.spec = spec;
     for (size_t i = 0; i < request.spec.event.args.size(); ++i) {
       const size_t column = i < site.arg_columns.size() ? site.arg_columns[i] : 0;
@@ -92,8 +103,13 @@ class Planner {
         auto symbol =
             symbols::resolve_symbol(elf, object->file->table, target.symbol, target.offset);
         if (!symbol) return unexpected(error_at(ErrorCode::NO_SYMBOL, site, site.symbol_column));
+        if (symbol->sym.is_ifunc && target.offset != 0) {
+          return unexpected(error_at(ErrorCode::BAD_SYMBOL_OFFS, site, site.symbol_column,
+                                     ifunc_offset_note(*symbol, elf)));
+        }
         const uint64_t bias = object->loaded->bias;
-        return Placed{{bias + symbol->address, bias + symbol->sym.address, symbol->sym.size},
+        return Placed{{bias + symbol->address, bias + symbol->sym.address, symbol->sym.size,
+                       symbol->sym.is_ifunc},
                       *object};
       }
       case core::TargetKind::kObjectAddress:

@@ -11,6 +11,7 @@
 #include <map>
 #include <ostream>
 
+#include "base/strings.h"
 #include "cli/arm_errors.h"
 #include "cli/definitions.h"
 #include "cli/probe_list.h"
@@ -214,7 +215,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   RefusalReport refusals(set);
   for (const protocol::ArmResult& result : report->results) refusals.add(result);
   errors << refusals.render();
-  if (list_probes_) errors << render_probe_states(report->states, *symbolizer_);
+  if (list_probes_) list_probes(*report);
   if (refusals.fatal()) {
     if (fd >= 0) ::close(fd);
     abort();
@@ -399,7 +400,34 @@ void Session::report_failures(const protocol::ArmReport& report) {
   RefusalReport refusals(*set_);
   for (const protocol::ArmResult& result : report.results) refusals.add(result);
   *errors_ << refusals.render();
-  if (list_probes_) *errors_ << render_probe_states(report.states, *symbolizer_);
+  if (list_probes_) list_probes(report);
+}
+
+// --probes: each probe's place and how it is armed, after where each IFUNC
+// went ("strlen -> __strlen_avx2+0x0/0x100").
+void Session::list_probes(const protocol::ArmReport& report) {
+  for (const protocol::ArmResult& result : report.results) {
+    if (result.implementation == 0) continue;
+    const auto spec = std::find_if(set_->specs().begin(), set_->specs().end(),
+                                   [&](const auto& s) { return s.event.id == result.event_id; });
+    if (spec == set_->specs().end()) continue;
+    *errors_ << spec->event.group << "/" << spec->event.name << ": "
+             << printable(spec->point.target.symbol) << " -> "
+             << implementation_place(result.implementation) << "\n";
+  }
+  *errors_ << render_probe_states(report.states, *symbolizer_);
+}
+
+// An IFUNC's implementation by its symbol, else as PATH:0xOFFSET (a
+// stripped library names its implementations in .symtab only).
+std::string Session::implementation_place(uint64_t address) const {
+  if (const auto hit = symbolizer_->symbolize(address)) {
+    return std::string(hit->name) + "+" + hex(hit->offset) + "/" + hex(hit->size);
+  }
+  const auto object = objects_->containing(address);
+  if (!object) return hex(address);
+  const auto offset = object->file->elf.file_offset_of(address - object->loaded->bias);
+  return offset ? object->file->elf.path() + ":" + hex(*offset) : hex(address);
 }
 
 Result<void> Session::detach(std::chrono::milliseconds timeout) {

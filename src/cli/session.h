@@ -122,6 +122,8 @@ class Session {
   Result<void> answer_hold(bool held);
   void objects_changed(const protocol::ObjectsChanged& changed);
   void report_failures(const protocol::ArmReport& report);
+  void list_probes(const protocol::ArmReport& report);
+  std::string implementation_place(uint64_t address) const;
   void placed(const std::vector<protocol::ProbeRequest>& requests);
 
   int socket_ = -1;

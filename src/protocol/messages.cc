@@ -9,11 +9,11 @@ namespace {
 
 // Smallest encodings, to refuse counts a message could not hold.
 constexpr size_t kMinObjectBytes = 4 + 8 * 3 + 1;
-constexpr size_t kMinProbeBytes = 8 * 3 + 4;
+constexpr size_t kMinProbeBytes = 8 * 3 + 1 + 4;
 constexpr size_t kMinArgBytes = 4 * 6;
 constexpr size_t kMinSpecBytes = 1 + 4 + 2 + 4 + 4 + 4;
-constexpr size_t kMinResultBytes = 2 + 1 + 4;  // id, status, message length
-constexpr size_t kMinStateBytes = 8 + 1 + 4;   // address, optimized, reason length
+constexpr size_t kMinResultBytes = 2 + 1 + 4 + 8;  // id, status, message length, implementation
+constexpr size_t kMinStateBytes = 8 + 1 + 4;       // address, optimized, reason length
 
 void put_arg(WireWriter& w, const trace::EventArg& arg) {
   w.str(arg.name);
@@ -167,6 +167,7 @@ std::vector<std::byte> encode(const Probes& probes) {
     w.u64(probe.address);
     w.u64(probe.function_address);
     w.u64(probe.function_size);
+    w.boolean(probe.ifunc);
     put_spec(w, probe.spec);
   }
   w.u32(static_cast<uint32_t>(probes.syscall_events.size()));
@@ -210,6 +211,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
     probe.address = r.u64();
     probe.function_address = r.u64();
     probe.function_size = r.u64();
+    probe.ifunc = r.boolean();
     probe.spec = get_spec(r);
     probes.probes.push_back(std::move(probe));
   }
@@ -234,6 +236,7 @@ std::vector<std::byte> encode(const ArmReport& report) {
     w.u16(result.event_id);
     w.u8(static_cast<uint8_t>(result.status));
     w.str(result.message);
+    w.u64(result.implementation);
   }
   w.u32(static_cast<uint32_t>(report.states.size()));
   for (const core::ProbeState& state : report.states) {
@@ -256,6 +259,7 @@ Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes) {
     if (status > static_cast<uint8_t>(arch::kLastArmStatus)) return fail("malformed arm report");
     result.status = static_cast<arch::ArmStatus>(status);
     result.message = r.str();
+    result.implementation = r.u64();
     report.results.push_back(std::move(result));
   }
   const uint32_t states = r.count(kMinStateBytes);

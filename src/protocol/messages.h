@@ -33,7 +33,7 @@
 
 namespace dprobe::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 
 enum class MessageType : uint8_t {
   kHello = 1,
@@ -89,6 +89,9 @@ struct ProbeRequest {
   uint64_t function_address = 0;  // start of its function, to check the boundary from
   uint64_t function_size = 0;
   trace::ProbeSpec spec;  // fetch symbols and file offsets already made addresses
+  // `address` is an IFUNC's resolver: the agent probes the implementation
+  // it picks, where the program's calls go (function_* unknown then).
+  bool ifunc = false;
 };
 
 struct Probes {
@@ -120,7 +123,8 @@ struct Probes {
 struct ArmResult {
   uint16_t event_id = 0;
   arch::ArmStatus status = arch::ArmStatus::kArmed;
-  std::string message;  // the reason, and for kNotBoundary the listing
+  std::string message;          // the reason, and for kNotBoundary the listing
+  uint64_t implementation = 0;  // an IFUNC probe's: where it was placed
 };
 
 struct ArmReport {

@@ -3,12 +3,14 @@
 // Small facts of the host's ABI that the agent needs by name, in one place
 // (the kernel's asm/ headers): the vDSO's symbol names, the dynamic
 // relocations of a PLT and a GOT entry, the thread pointer, a spin-wait
-// hint, whether sigaction needs an SA_RESTORER, and whether the cycle
-// counter may be switched off for a process.
+// hint, whether sigaction needs an SA_RESTORER, whether the cycle
+// counter may be switched off for a process, and how an IFUNC resolver is
+// called.
 #ifndef DPROBE_ARCH_RUNTIME_PLATFORM_H_
 #define DPROBE_ARCH_RUNTIME_PLATFORM_H_
 
 #include <elf.h>
+#include <sys/auxv.h>
 
 #include <cstdint>
 
@@ -42,6 +44,14 @@ inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 inline constexpr uint64_t kCloneGadgetStride = 4;
 inline constexpr uint64_t kCloneGadgetTrapOffset = 3;
 
+// The implementation an IFUNC resolver picks, asked as the dynamic loader
+// asks it: on x86_64 with no arguments (the resolver reads the CPU's
+// features the loader recorded).
+inline uint64_t call_ifunc_resolver(uint64_t resolver) noexcept {
+  using Resolver = uint64_t (*)();
+  return reinterpret_cast<Resolver>(resolver)();
+}
+
 #elif defined(__aarch64__)
 
 inline constexpr const char* kVdsoClockGettime = "__kernel_clock_gettime";
@@ -63,6 +73,21 @@ inline void cpu_relax() noexcept { asm volatile("yield"); }
 // syscall_gadgets_arm64.S: `svc #0; brk`, whose trap reports the brk.
 inline constexpr uint64_t kCloneGadgetStride = 8;
 inline constexpr uint64_t kCloneGadgetTrapOffset = 4;
+
+// The implementation an IFUNC resolver picks, asked as the dynamic loader
+// asks it: on arm64 with AT_HWCAP (flagged as followed by the argument
+// block) and the block {its size, AT_HWCAP, AT_HWCAP2}.
+inline uint64_t call_ifunc_resolver(uint64_t resolver) noexcept {
+  constexpr uint64_t kIfuncArgFollows = uint64_t{1} << 62;  // _IFUNC_ARG_HWCAP
+  struct Args {
+    uint64_t size;
+    uint64_t hwcap;
+    uint64_t hwcap2;
+  };
+  const Args args{sizeof(Args), ::getauxval(AT_HWCAP), ::getauxval(AT_HWCAP2)};
+  using Resolver = uint64_t (*)(uint64_t, const Args*);
+  return reinterpret_cast<Resolver>(resolver)(args.hwcap | kIfuncArgFollows, &args);
+}
 
 #else
 #error "no platform facts for this architecture"

@@ -109,10 +109,24 @@ inline Symbols load_symbols(const std::string& path) {
 }
 
 // `dprobe list`'s line for a function, built independently of list_command.cc.
+// A list line as `dprobe list` begins it; an IFUNC's note ("[ifunc: calls
+// go to ...]") depends on the machine, and is cut to "[ifunc]" by
+// without_ifunc_detail() before a comparison.
 inline std::string list_line(const symbols::FunctionSymbol& f) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "0x%016" PRIx64 " %8" PRIu64 " ", f.address, f.size);
   return buffer + f.name + (f.is_ifunc ? " [ifunc]" : "") + "\n";
+}
+
+inline std::string without_ifunc_detail(const std::string& listing) {
+  std::string out;
+  size_t from = 0;
+  for (size_t at; (at = listing.find(" [ifunc: ", from)) != std::string::npos;) {
+    const size_t end = listing.find(']', at);
+    out += listing.substr(from, at - from) + " [ifunc]";
+    from = end == std::string::npos ? listing.size() : end + 1;
+  }
+  return out + listing.substr(from);
 }
 
 }  // namespace dprobe::cli::test_support

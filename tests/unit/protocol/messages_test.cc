@@ -231,6 +231,7 @@ Probes rich_probes() {
   probes.probes.push_back(
       {0x555555555160, 0x555555555149, 0x3e, spec(65535, "a_group", "no_args", false, 0, {})});
   probes.probes.push_back({0, 0, 0, spec(7, "", "", true, 0, {})});
+  probes.probes[1].ifunc = true;  // not the default
   probes.probes[1].spec.event.analysis = rich_analysis();
   probes.probes[1].spec.event.stack_offset = 48;
   probes.probes[1].spec.event.entry_time_offset = 40;
@@ -242,7 +243,7 @@ ArmReport rich_arm_report() {
   ArmReport report;
   report.trace_memory_bytes = 0x04123000;
   report.results = {
-      {0, arch::ArmStatus::kArmed, ""},
+      {0, arch::ArmStatus::kArmed, "", 0x7ffff7f28ac0},
       {1, arch::ArmStatus::kNotBoundary,
        "the address is inside an instruction (EILSEQ):\n"
        "  0x401136: 55                   push rbp\n"
@@ -355,6 +356,7 @@ void expect_same(const Probes& a, const Probes& b) {
     EXPECT_EQ(x.address, y.address) << where;
     EXPECT_EQ(x.function_address, y.function_address) << where;
     EXPECT_EQ(x.function_size, y.function_size) << where;
+    EXPECT_EQ(x.ifunc, y.ifunc) << where;
     EXPECT_EQ(x.spec.point.is_return, y.spec.point.is_return) << where;
     EXPECT_EQ(x.spec.point.maxactive, y.spec.point.maxactive) << where;
     EXPECT_EQ(x.spec.event.id, y.spec.event.id) << where;
@@ -461,6 +463,7 @@ TEST(Messages, ArmReportRoundTripWithEveryStatusAndMultiLineMessages) {
     EXPECT_EQ(back->results[i].event_id, report.results[i].event_id) << i;
     EXPECT_EQ(back->results[i].status, report.results[i].status) << i;
     EXPECT_EQ(back->results[i].message, report.results[i].message) << i;
+    EXPECT_EQ(back->results[i].implementation, report.results[i].implementation) << i;
   }
   EXPECT_THAT(back->results[1].message, HasSubstr("\n> 0x401137"));
   ASSERT_EQ(back->states.size(), 2u);
@@ -639,7 +642,8 @@ TEST(Messages, ArmReportClaimingFourBillionResultsFailsFast) {
 }
 
 TEST(Messages, CountExactlyFillingThePayloadIsAccepted) {
-  // Seven smallest results: event id, status, empty message.
+  // Seven smallest results: event id, status, empty message, no IFUNC
+  // implementation.
   WireWriter w;
   w.u64(0);  // trace memory bytes
   w.u32(7);
@@ -647,6 +651,7 @@ TEST(Messages, CountExactlyFillingThePayloadIsAccepted) {
     w.u16(i);
     w.u8(0);
     w.str("");
+    w.u64(0);
   }
   w.u32(0);  // no probe states
   auto report = decode_arm_report(w.bytes());
@@ -660,6 +665,7 @@ TEST(Messages, CountExactlyFillingThePayloadIsAccepted) {
     more.u16(i);
     more.u8(0);
     more.str("");
+    more.u64(0);
   }
   more.u32(0);
   EXPECT_FALSE(decode_arm_report(more.bytes()));
