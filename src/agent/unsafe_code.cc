@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/auxv.h>
 
 #include <array>
 #include <utility>
@@ -101,6 +102,23 @@ void refuse_return_probes(void* library, const char* name, const char* reason) {
   }
 }
 
+constexpr const char* kEntryPointReason =
+    "an entry point: the kernel jumps to it, nothing calls it, so its stack "
+    "holds the program's arguments where a return address would be";
+
+// The program's and the dynamic loader's entry points (_start), where the
+// kernel starts the process: a return probe there would overwrite argc.
+void refuse_return_probes_at_entry_points() {
+  const uint64_t program_entry = ::getauxval(AT_ENTRY);
+  if (program_entry != 0)
+    g_return_refused.push_back({program_entry, program_entry + 1, kEntryPointReason});
+  const uint64_t loader = ::getauxval(AT_BASE);
+  if (loader == 0) return;  // a static program: no loader
+  const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(loader);
+  const uint64_t loader_entry = loader + header->e_entry;
+  g_return_refused.push_back({loader_entry, loader_entry + 1, kEntryPointReason});
+}
+
 }  // namespace
 
 void blacklist_unsafe_code(core::ProbeRegistry& registry) {
@@ -115,6 +133,7 @@ void blacklist_unsafe_code(core::ProbeRegistry& registry) {
       registry.blacklist(begin, begin + 16, "the vDSO's signal return trampoline");
     }
   }
+  refuse_return_probes_at_entry_points();
   void* libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   if (libc == nullptr) return;  // a C library other than glibc
   for (const char* name : kBlockedSignalFunctions) blacklist_function(registry, libc, name);
