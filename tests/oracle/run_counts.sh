@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The kernel as the oracle of counts: how often a deterministic program
+# calls malloc, free, calloc, realloc, the IFUNCs strlen, memcpy and strcmp,
+# and a function of its own, counted by the kernel's uprobes on an untraced
+# run, and by dprobe's profile (`run --profile`): the probe alone, and the
+# same function inside `p libc.so.6:*` (aliases one event each), jump-
+# optimized and with --no-optimize. The counts must be equal.
+# Needs root and tracefs; otherwise it says why and is skipped (77).
+#   usage: run_counts.sh path/to/dprobe path/to/count_calls
+set -uo pipefail
+dprobe=${1:?dprobe}
+program=${2:?program}
+tracing=/sys/kernel/tracing
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to use uprobe_events"; exit 77; fi
+[ -e $tracing/uprobe_events ] || mount -t tracefs nodev $tracing 2>/dev/null
+if [ ! -w $tracing/uprobe_events ]; then echo "SKIP: no writable $tracing/uprobe_events"; exit 77; fi
+if [ -s $tracing/uprobe_events ]; then echo "SKIP: uprobe_events is in use"; exit 77; fi
+
+source "$(dirname "$0")/lib.sh"
+
+libc=$(ldd "$program" | awk '/libc.so.6/ {print $3}')
+[ -n "$libc" ] || { echo "no C library found for $program"; exit 1; }
+declare -A where  # IFUNC name -> file offset of its implementation here
+while read -r name _ offset; do where[$name]=$offset; done < <("$program" where)
+
+# A C library function's file offset: its default version (nm -D prints
+# "malloc@@GLIBC_2.2.5"), through the segment that holds it.
+library_offset() {  # FUNCTION
+  local vaddr off va filesz
+  vaddr=$(nm -D --defined-only "$libc" | awk -v s="$1@@" 'index($3, s) == 1 {print $1; exit}')
+  [ -n "$vaddr" ] || return 1
+  while read -r off va filesz; do
+    if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
+      printf '0x%x' $(( 16#$vaddr - va + off ))
+      return
+    fi
+  done < <(readelf -lW "$libc" | awk '$1 == "LOAD" {print $2, $3, $5}')
+  return 1
+}
+
+# The place the kernel probes: an IFUNC where its calls go, the rest by name.
+kernel_place() {  # FUNCTION
+  case $1 in
+    count_calls_work) echo "$program:$(file_offset_in "$program" "$1")" ;;
+    strlen | memcpy | strcmp) echo "$libc:${where[$1]}" ;;
+    *) echo "$libc:$(library_offset "$1")" ;;
+  esac
+}
+
+functions=(malloc free calloc realloc strlen memcpy strcmp count_calls_work)
+
+# The kernel's hits of every function, in one untraced run: only those of
+# the program's own process after its exec (ftrace names the launching
+# shell's earlier events after the program too).
+declare -A kernel
+kernel_counts() {
+  local fn saved_pid saved_on
+  saved_pid=$(cat $tracing/set_event_pid)
+  saved_on=$(cat $tracing/tracing_on)
+  for fn in "${functions[@]}"; do
+    echo "p:dprobe_counts/$fn $(kernel_place "$fn")" >> $tracing/uprobe_events || return 1
+  done
+  echo > $tracing/trace
+  echo 1 > $tracing/tracing_on
+  echo 1 > $tracing/events/sched/sched_process_exec/enable
+  echo 1 > $tracing/events/dprobe_counts/enable
+  sh -c "echo \$\$ > $tracing/set_event_pid; exec $program" > /dev/null &
+  local pid=$!
+  wait $pid
+  echo 0 > $tracing/events/dprobe_counts/enable
+  echo 0 > $tracing/events/sched/sched_process_exec/enable
+  for fn in "${functions[@]}"; do
+    kernel[$fn]=$(awk -v p="-$pid\$" -v ev=" $fn: " \
+      '$1 ~ p && /sched_process_exec/ {on = 1; n = 0; next} on && $1 ~ p && index($0, ev) {n++}
+       END {print n + 0}' $tracing/trace)
+  done
+  echo > $tracing/trace
+  echo "${saved_pid:-}" > $tracing/set_event_pid
+  echo "$saved_on" > $tracing/tracing_on
+  echo '-:dprobe_counts/*' >> $tracing/uprobe_events 2>/dev/null ||
+    for fn in "${functions[@]}"; do echo "-:dprobe_counts/$fn" >> $tracing/uprobe_events; done
+}
+
+# EVENT HITS MISSES lines of the profile, for `dprobe run OPTIONS`.
+profile() {  # OPTIONS...
+  "$dprobe" run --profile -o /dev/null "$@" -- "$program" 2>&1 >/dev/null
+}
+
+kernel_counts || { echo "could not set the kernel's probes"; exit 1; }
+
+passed=0 failed=0
+check() {  # WHAT FUNCTION DPROBE_COUNT
+  if [ "${kernel[$2]}" == "$3" ] && [ "${kernel[$2]}" -gt 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "DIFFERS: $1: $2: kernel ${kernel[$2]}, dprobe ${3:-none}"
+  fi
+}
+
+for mode in "" --no-optimize; do
+  alone=()
+  for fn in "${functions[@]}"; do
+    obj=libc.so.6:
+    [ "$fn" = count_calls_work ] && obj=
+    alone+=(-e "p:counts/$fn $obj$fn")
+  done
+  out=$(profile $mode "${alone[@]}")
+  for fn in "${functions[@]}"; do
+    check "alone ${mode:-optimized}" "$fn" "$(awk -v e="$fn" '$1 == e {print $2}' <<< "$out")"
+  done
+  out=$(profile $mode -e 'p libc.so.6:*' -e 'p:counts/count_calls_work count_calls_work')
+  for fn in "${functions[@]}"; do
+    event=p_${fn}_0
+    [ "$fn" = count_calls_work ] && event=count_calls_work
+    check "in libc.so.6:* ${mode:-optimized}" "$fn" "$(awk -v e="$event" '$1 == e {print $2}' <<< "$out")"
+  done
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
