@@ -17,10 +17,11 @@ namespace dprobe::agent {
 
 struct IfuncImplementation {
   uint64_t address;
-  // The function around it from its unwind information (the address
-  // itself and 0 without any): the implementation usually has no symbol
-  // of its own in a stripped library, and a jump needs the function's
-  // extent.
+  // The function around it from its unwind information, where that
+  // starts at the implementation and no neighbour branches into its first
+  // bytes (else the address itself and 0: a breakpoint): the implementation
+  // usually has no symbol of its own in a stripped library, and a jump
+  // needs the function's extent.
   uint64_t function_begin;
   uint64_t function_size;
 };

@@ -172,6 +172,12 @@ Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> cod
                                                     uint64_t function_address,
                                                     uint64_t probe_address,
                                                     std::span<const uint64_t> landing_pads);
+// The addresses `code` (decoded from `address`) branches to or takes as
+// code addresses, for code outside a function whose extent is a guess:
+// where one lands inside a jump's replaced bytes, no jump goes there. On
+// arm64 a jump replaces one instruction, which nothing lands inside: none.
+Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t> code,
+                                                        uint64_t address);
 // The bytes the jump replaces: their count, and the original bytes.
 size_t displaced_length(const OptimizePlan& plan);
 std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan);

@@ -54,6 +54,10 @@ Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> cod
   return arm64::can_optimize(*insn);
 }
 
+Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t>, uint64_t) {
+  return std::vector<uint64_t>{};
+}
+
 size_t displaced_length(const OptimizePlan&) { return arm64::kInsnBytes; }
 std::vector<uint8_t> displaced_bytes(const OptimizePlan& plan) {
   const auto bytes = insn_bytes(plan.insn);

@@ -215,6 +215,18 @@ Result<void, std::string> check_landing_pads(std::span<const uint64_t> landing_p
 
 }  // namespace
 
+Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t> code,
+                                                        uint64_t address) {
+  auto insns = scan_function(code, address);
+  if (!insns) return unexpected(insns.error());
+  std::vector<uint64_t> targets;
+  for (const Scanned& s : *insns) {
+    if (s.has_target) targets.push_back(s.target);
+    if (s.has_rip_target) targets.push_back(s.rip_target);
+  }
+  return targets;
+}
+
 Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function_code,
                                                uint64_t function_address, uint64_t probe_address,
                                                std::span<const uint64_t> landing_pads) {

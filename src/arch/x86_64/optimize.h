@@ -58,6 +58,11 @@ Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function
                                                uint64_t function_address, uint64_t probe_address,
                                                std::span<const uint64_t> landing_pads);
 
+// Every address the code's direct branches and [rip+disp] operands name,
+// decoded from `address` to the end; or why the code does not decode.
+Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t> code,
+                                                        uint64_t address);
+
 // Where the trampoline lives and what it calls.
 struct TrampolineSpec {
   uint64_t address = 0;  // where the bytes will be

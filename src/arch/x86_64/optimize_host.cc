@@ -19,6 +19,11 @@ Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> cod
   return x86_64::can_optimize(code, function_address, probe_address, landing_pads);
 }
 
+Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t> code,
+                                                        uint64_t address) {
+  return x86_64::code_targets(code, address);
+}
+
 size_t displaced_length(const OptimizePlan& plan) { return plan.displaced_length; }
 
 Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> code,
