@@ -47,7 +47,10 @@ TEST(WildcardScale, EveryFunctionOfLibcInAThreadedProgram) {
     EXPECT_TRUE(events.contains("p_madvise_0")) << "threads' stacks go back with madvise";
   }
   EXPECT_THAT(run.err, Not(HasSubstr("dprobe: error"))) << run.err;
-  EXPECT_GT(events.size(), 50u) << "distinct libc functions hit";
+  // 45 on Debian 12's glibc: the program's own calls only (the agent's
+  // calls and aliases of one function, which made it over 50, no longer
+  // count).
+  EXPECT_GT(events.size(), 40u) << "distinct libc functions hit";
   EXPECT_TRUE(events.contains("p_pthread_create_0"));
   EXPECT_TRUE(events.contains("p_malloc_0"));
 }
