@@ -41,15 +41,14 @@ int64_t detail::read_string_faultless(void*, char* dst, uint64_t src, size_t cap
   return static_cast<int64_t>(capacity);
 }
 
-void detail::count_record_miss(const AgentEvent& event, ThreadTrace& thread,
+// A record that found no room: the hit was counted (its handler ran), and
+// the record is counted lost, by the ring (RingWriter::reserve) or, for a
+// thread that found no ring, here. The profile's misses are the kernel's:
+// hits whose handler did not run (recursion, no return instance), so hits
+// and misses add up to the calls.
+void detail::count_record_miss(const AgentEvent&, ThreadTrace& thread,
                                const trace::TraceMemory& memory) noexcept {
-  trace::EventCounter& counter = memory.counter(event.desc.id);
-  if (!thread.has_ring) {
-    memory.header().slotless.fetch_add(1, std::memory_order_relaxed);
-    counter.misses.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  count_ring_full(thread, counter, event.desc.id);
+  if (!thread.has_ring) memory.header().slotless.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace dprobe::agent

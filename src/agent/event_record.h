@@ -33,8 +33,9 @@ void count_record_miss(const AgentEvent& event, ThreadTrace& thread,
                        const trace::TraceMemory& memory) noexcept;
 }  // namespace detail
 
-// `event.max_record` bytes in the thread's ring, or nullptr with the miss
-// counted: the thread found no ring (every slot taken), or its ring is full.
+// `event.max_record` bytes in the thread's ring, or nullptr with the record
+// counted lost: the thread found no ring (every slot taken), or its ring is
+// full.
 inline std::byte* reserve_record(const AgentEvent& event, ThreadTrace& thread,
                                  const trace::TraceMemory& memory) noexcept {
   std::byte* record = nullptr;

@@ -60,14 +60,6 @@ inline void count_filtered(ThreadTrace& thread, trace::EventCounter& shared, uin
   shared.filtered.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Counts a record of event `id` that found the thread's ring full.
-inline void count_ring_full(ThreadTrace& thread, trace::EventCounter& shared,
-                            uint32_t id) noexcept {
-  if (thread.writer().count_miss(id)) [[likely]]
-    return;
-  shared.misses.fetch_add(1, std::memory_order_relaxed);
-}
-
 namespace detail {
 // initial-exec: a plain %fs-relative access, safe in a signal handler, with
 // no lazy allocation behind it; constinit: no initializer to call first.

@@ -565,6 +565,22 @@ inline std::vector<ProfileRow> parse_profile(std::string_view text) {
   return rows;
 }
 
+// The events dprobe reported lost ("dprobe: N events lost: ..." lines, for
+// a full ring and for no ring at all), every event's together.
+inline uint64_t lost_events(std::string_view text) {
+  constexpr std::string_view kPrefix = "dprobe: ";
+  constexpr std::string_view kLost = " events lost";
+  uint64_t lost = 0;
+  for (size_t at = text.find(kLost); at != std::string_view::npos; at = text.find(kLost, at + 1)) {
+    const size_t line = text.rfind('\n', at);
+    const size_t begin = (line == std::string_view::npos ? 0 : line + 1) + kPrefix.size();
+    if (begin < at && detail::all_digits(text.substr(begin, at - begin))) {
+      lost += detail::to_number(text.substr(begin, at - begin));
+    }
+  }
+  return lost;
+}
+
 // The row of `event`, if the profile has one.
 inline std::optional<ProfileRow> profile_row(const std::vector<ProfileRow>& rows,
                                              std::string_view event) {

@@ -108,9 +108,13 @@ TEST_P(ReturnSignals, TimerHandlerCallsAtRandomPointsEveryCallTracedOrCounted) {
   ASSERT_TRUE(dir.ok());
   const std::string trace_file = dir.file("trace");
   // Room for every record: an optimized probe fills a ring faster than a
-  // drain pass comes round, and a record lost to a full ring is counted but
-  // leaves its call without an entry or a return line.
-  const RunResult result = run("timer", {"-o", trace_file, "--buffer-size", "16M"});
+  // drain pass comes round on a busy machine (the loop makes a million
+  // calls or more while the handler runs 400 times, two records each), and
+  // a record lost to a full ring is counted but leaves its call without an
+  // entry or a return line. One thread: one ring.
+  const RunResult result =
+      run("timer", {"-o", trace_file, "--buffer-size", "256M", "--max-threads", "2"});
+  ASSERT_EQ(lost_events(result.err), 0u) << result;
   long main_calls = -1, handler_calls = -1;
   std::istringstream out(result.out);
   for (std::string line; std::getline(out, line);) {
