@@ -27,6 +27,7 @@ constexpr std::array kInterposed = {
     "closefrom",       "dup2",         "dup3",
     "sigpending",      "sigtimedwait", "sigwaitinfo",
     "sigwait",         "sigsuspend",   "sigaltstack",
+    "syscall",
 };
 
 constexpr uint32_t kJumpSlot = arch::kJumpSlotReloc;

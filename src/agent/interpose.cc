@@ -12,6 +12,8 @@
 //     sigwaitinfo(), sigwait() and sigsuspend() see the ones kept pending;
 //   - prctl(PR_SET_NAME), pthread_setname_np(): a renamed thread's trace
 //     lines and $comm follow the new name;
+//   - prctl(PR_SET_SECCOMP), syscall(SYS_seccomp): a sandbox is coming,
+//     after which no hit may ask the kernel anything (thread_trace.h);
 //   - backtrace(): the return stubs of live return probes stand between a
 //     hijacked frame and its caller; they are taken out of the result.
 // They are exported from the otherwise hidden agent, so that they
@@ -24,6 +26,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "agent/kernel_signal.h"
 #include "agent/return_probes.h"
@@ -78,6 +81,7 @@ bool resolve_libc_functions() {
       find(f.prctl, "prctl"),
       find(f.pthread_setname_np, "pthread_setname_np"),
       find(f.sigaltstack, "sigaltstack"),
+      find(f.syscall, "syscall"),
       find(f.backtrace, "backtrace"),  // last: its presence says the table is complete
   };
   for (const bool one : found) {
@@ -182,9 +186,22 @@ DPROBE_EXPORT int prctl(int option, ...) {
   unsigned long args[4];
   for (unsigned long& arg : args) arg = va_arg(ap, unsigned long);
   va_end(ap);
+  if (option == PR_SET_SECCOMP) dprobe::agent::before_sandbox();
   const int result = libc().prctl(option, args[0], args[1], args[2], args[3]);
   if (option == PR_SET_NAME && result == 0) dprobe::agent::thread_renamed();
   return result;
+}
+
+// Sandboxes install their filter through syscall(SYS_seccomp) too (glibc
+// has no seccomp()): as prctl(PR_SET_SECCOMP), the agent is told first.
+DPROBE_EXPORT long syscall(long number, ...) {
+  va_list ap;
+  va_start(ap, number);
+  long args[6];
+  for (long& arg : args) arg = va_arg(ap, long);
+  va_end(ap);
+  if (number == SYS_seccomp) dprobe::agent::before_sandbox();
+  return libc().syscall(number, args[0], args[1], args[2], args[3], args[4], args[5]);
 }
 
 DPROBE_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
@@ -197,7 +214,10 @@ DPROBE_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
 // optimized hit has no signal context that tells it): a change is news.
 DPROBE_EXPORT int sigaltstack(const stack_t* stack, stack_t* old) {
   const int result = libc().sigaltstack(stack, old);
-  if (result == 0 && stack != nullptr) dprobe::agent::signal_stack_changed();
+  if (result == 0 && stack != nullptr) {
+    dprobe::agent::signal_stack_changed();
+    dprobe::agent::note_own_signal_stack(*stack);
+  }
   return result;
 }
 

@@ -26,6 +26,7 @@ struct LibcFunctions {
   int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
   int (*pthread_setname_np)(pthread_t, const char*);
   int (*sigaltstack)(const stack_t*, stack_t*);
+  long (*syscall)(long, ...);
   int (*backtrace)(void**, int);
 };
 

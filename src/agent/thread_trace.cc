@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/thread_trace.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -10,8 +11,10 @@
 #include "agent/agent_state.h"
 #include "agent/descriptor_gate.h"
 #include "agent/return_probes.h"
+#include "arch/runtime/platform.h"
 #include "arch/runtime/raw_syscall.h"
 #include "base/no_libc_calls.h"
+#include "core/epoch.h"
 
 namespace dprobe::agent {
 
@@ -51,22 +54,66 @@ bool claim_slot(const trace::TraceMemory& memory, ThreadTrace& t) {
   return false;
 }
 
+// Once a seccomp filter may hold the program's threads (the program asked
+// for one through prctl or syscall, see before_sandbox()), a hit asks the
+// kernel nothing: an allowlist sandbox kills a thread for gettid. A thread
+// is then known by its C library's thread descriptor, and named as the
+// thread that installed the filter was.
+std::atomic<bool> g_sandboxed{false};
+char g_sandbox_comm[16];
+// Where glibc keeps a thread's id in its descriptor (struct pthread), as
+// it tells debuggers (_thread_db_pthread_tid: bits, count, offset), and
+// that descriptor's size; 0: not known (not glibc).
+uint32_t g_tid_offset = 0;
+uint32_t g_pthread_size = 0;
+
+void find_descriptor_tid() {
+  const auto* tid = static_cast<const uint32_t*>(::dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid"));
+  const auto* size =
+      static_cast<const uint32_t*>(::dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
+  if (tid == nullptr || size == nullptr || tid[0] != 32 || tid[1] != 1) return;
+  g_tid_offset = tid[2];
+  g_pthread_size = size[0];
+}
+
+// The calling thread's id from its descriptor, or the kernel's answer where
+// the descriptor's layout is not known.
+uint32_t descriptor_tid() noexcept {
+  if (g_tid_offset == 0) return arch::raw_gettid();
+  const char* descriptor = arch::thread_descriptor(arch::thread_pointer(), g_pthread_size);
+  uint32_t tid = 0;
+  __builtin_memcpy(&tid, descriptor + g_tid_offset, sizeof(tid));
+  return tid;
+}
+
 // The thread's name, straight from the kernel: prctl itself is interposed,
-// and every function of libc may carry a probe.
+// and every function of libc may carry a probe. Sandboxed: the name the
+// sandbox began with.
 void read_name(ThreadTrace& t) {
   t.name_generation = g_name_generation.load(std::memory_order_acquire);
   char name[16] = {};
-  arch::raw_syscall(SYS_prctl, PR_GET_NAME, arch::raw_arg(name));
+  if (g_sandboxed.load(std::memory_order_acquire)) {
+    __builtin_memcpy(name, g_sandbox_comm, sizeof(name));
+  } else {
+    arch::raw_syscall(SYS_prctl, PR_GET_NAME, arch::raw_arg(name));
+  }
   __builtin_memcpy(t.comm, name, sizeof(name));
 }
 
-// Who the thread is: the only system calls a hit makes (gettid and prctl,
-// which sandboxes allow since the C library itself makes them), once per
-// thread.
+uint32_t thread_id(ThreadTrace& t) noexcept {
+  if (t.tid == 0) {
+    t.tid = g_sandboxed.load(std::memory_order_acquire) ? descriptor_tid() : arch::raw_gettid();
+  }
+  return t.tid;
+}
+
+// Who the thread is: the only system calls a hit makes (gettid and prctl),
+// once per thread, and none once the program is sandboxed.
 void learn_identity(ThreadTrace& t) {
   t.pid = arch::own_pid();
-  t.tid = arch::raw_gettid();
+  thread_id(t);
   read_name(t);
+  t.named = true;
 }
 
 // Lines after this point of the ring carry the new name; those before keep
@@ -85,7 +132,23 @@ void publish_name(ThreadTrace& t) {
 
 // The process's id is noted outside any handler (here at start-up, and
 // in a forked child): a hit asks the kernel nothing it can do without.
-void init_thread_traces() { arch::note_own_pid(); }
+void init_thread_traces() {
+  arch::note_own_pid();
+  find_descriptor_tid();
+  core::EpochDomain::set_thread_id_source(current_thread_id);
+}
+
+uint32_t current_thread_id() noexcept { return thread_id(t_trace); }
+
+void before_sandbox() noexcept {
+  ThreadTrace& t = t_trace;
+  if (!t.named) learn_identity(t);
+  __builtin_memcpy(g_sandbox_comm, t.comm, sizeof(g_sandbox_comm));
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  signal_stack_of(t, begin, end);  // known before the kernel may refuse to say
+  g_sandboxed.store(true, std::memory_order_release);
+}
 
 void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
 
@@ -93,7 +156,11 @@ void signal_stack_changed() { g_signal_stack_generation.fetch_add(1, std::memory
 
 void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& end) noexcept {
   const uint32_t now = g_signal_stack_generation.load(std::memory_order_acquire);
-  if (t.alt_generation != now) {
+  // Sandboxed, what the thread knew stays (its own sigaltstack calls still
+  // tell it: note_own_signal_stack); a thread that knew nothing has none.
+  if (t.alt_generation != now && g_sandboxed.load(std::memory_order_acquire)) {
+    t.alt_generation = now;
+  } else if (t.alt_generation != now) {
     stack_t ss{};
     const bool none = arch::raw_failed(arch::raw_syscall(SYS_sigaltstack, 0, arch::raw_arg(&ss))) ||
                       (ss.ss_flags & SS_DISABLE) != 0;
@@ -105,8 +172,17 @@ void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& end) noexcept {
   end = t.alt_end;
 }
 
+void note_own_signal_stack(const stack_t& stack) noexcept {
+  ThreadTrace& t = t_trace;
+  const bool none = (stack.ss_flags & SS_DISABLE) != 0;
+  t.alt_begin = none ? 0 : reinterpret_cast<uint64_t>(stack.ss_sp);
+  t.alt_end = none ? 0 : t.alt_begin + stack.ss_size;
+  t.alt_generation = g_signal_stack_generation.load(std::memory_order_acquire);
+}
+
 void thread_forked() {
   t_trace.has_ring = false;
+  t_trace.named = false;
   t_trace.pid = 0;
   t_trace.tid = 0;
 }
@@ -127,7 +203,7 @@ void detail::refresh_ring(ThreadTrace& t, const trace::TraceMemory& memory) noex
     }
     return;
   }
-  if (t.tid == 0) learn_identity(t);
+  if (!t.named) learn_identity(t);
   t.has_ring = claim_slot(memory, t);
 }
 
@@ -172,6 +248,10 @@ bool retire_exited_threads() noexcept {
 // (the join returns when the kernel clears its id, before it is reaped):
 // it counts as gone too.
 __attribute__((destructor)) void retire_before_exit() {
+  // Sandboxed, the exiting thread may not ask the kernel which threads live
+  // (the agent's own thread, outside the filter unless it was synced to
+  // every thread, passes now and then; the CLI reads every ring at the end).
+  if (g_sandboxed.load(std::memory_order_acquire)) return;
   const AgentWork work;
   retire_exited_threads(ExitedThreads::kReapedOrExiting);
 }

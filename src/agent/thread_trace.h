@@ -10,6 +10,8 @@
 #ifndef DPROBE_AGENT_THREAD_TRACE_H_
 #define DPROBE_AGENT_THREAD_TRACE_H_
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdint>
 #include <new>
@@ -24,6 +26,7 @@ struct ThreadTrace {
   bool in_handler;
   bool is_agent;  // one of the agent's own threads: never traced
   bool in_agent;  // doing the agent's work (the loader hook): not traced
+  bool named;     // comm read (learn_identity)
   uint32_t slot;
   uint32_t pid;
   uint32_t tid;
@@ -136,6 +139,18 @@ void thread_renamed();
 // the kernel once, and again after some thread changed its own.
 void signal_stack_of(ThreadTrace& thread, uint64_t& begin, uint64_t& end) noexcept;
 void signal_stack_changed();
+
+// The calling thread's id, asked of the kernel once (of the C library's
+// thread descriptor once the program is sandboxed).
+uint32_t current_thread_id() noexcept;
+
+// The calling thread has just changed its own signal stack to `stack`.
+void note_own_signal_stack(const stack_t& stack) noexcept;
+
+// The program is about to install a seccomp filter on the calling thread
+// (and maybe on every thread): that thread learns who it is now, and from
+// now on no hit asks the kernel anything (thread_trace.cc).
+void before_sandbox() noexcept;
 
 // In a forked child: the forking thread is a new thread of a new process,
 // with no ring yet.

@@ -68,6 +68,11 @@ class EpochDomain {
   EpochDomain(const EpochDomain&) = delete;
   EpochDomain& operator=(const EpochDomain&) = delete;
 
+  // Where a reader's thread id comes from, for every domain: gettid unless
+  // the process knows better (the agent, under a sandbox that forbids it).
+  using ThreadIdSource = uint32_t (*)() noexcept;
+  static void set_thread_id_source(ThreadIdSource source) noexcept;
+
   // What a reader holds to leave again.
   struct Entry {
     ReaderSlot* slot;

@@ -39,6 +39,10 @@ inline const char* thread_pointer() noexcept {
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
+// The C library's thread descriptor (glibc's struct pthread) from the
+// thread pointer: on x86_64 the pointer is the descriptor.
+inline const char* thread_descriptor(const char* tp, uint32_t) noexcept { return tp; }
+
 // The clone gadgets of syscall_gadgets_x86_64.S: `syscall; int3; nop`,
 // and where the int3's trap leaves the pc.
 inline constexpr uint64_t kCloneGadgetStride = 4;
@@ -69,6 +73,12 @@ inline const char* thread_pointer() noexcept {
 }
 
 inline void cpu_relax() noexcept { asm volatile("yield"); }
+
+// The C library's thread descriptor (glibc's struct pthread) from the
+// thread pointer: on arm64 the descriptor lies just below it.
+inline const char* thread_descriptor(const char* tp, uint32_t descriptor_size) noexcept {
+  return tp - descriptor_size;
+}
 
 // syscall_gadgets_arm64.S: `svc #0; brk`, whose trap reports the brk.
 inline constexpr uint64_t kCloneGadgetStride = 8;
