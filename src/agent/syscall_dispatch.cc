@@ -4,6 +4,7 @@
 #include <link.h>
 #include <linux/sched.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
 
 #include <array>
@@ -325,6 +326,33 @@ long set_context_mask(const Call& call, ucontext_t& context) {
   return 0;
 }
 
+// sigaltstack on the signal stack the handler's return installs: the
+// kernel's rt_sigreturn sets the thread's signal stack from the frame, so
+// one set inside this handler would be undone (a thread's overflow
+// handler would then never run). The frame's flags say whether the
+// program was on its signal stack when it called, as the kernel's answer
+// would. Checks as the kernel's do_sigaltstack.
+long set_context_altstack(const Call& call, ucontext_t& context) {
+  constexpr int kAutoDisarm = static_cast<int>(1U << 31);  // SS_AUTODISARM (linux/signal.h)
+  const auto asked = static_cast<uint64_t>(arg(call, 0));
+  const auto old = static_cast<uint64_t>(arg(call, 1));
+  const stack_t current = context.uc_stack;
+  stack_t wanted{};
+  if (asked != 0 && !arch::safe_read(&wanted, asked, sizeof(wanted))) return -EFAULT;
+  if (old != 0 && !arch::safe_write(old, &current, sizeof(current))) return -EFAULT;
+  if (asked == 0) return 0;
+  if ((current.ss_flags & SS_ONSTACK) != 0) return -EPERM;
+  const int mode = wanted.ss_flags & ~kAutoDisarm;
+  if (mode != 0 && mode != SS_ONSTACK && mode != SS_DISABLE) return -EINVAL;
+  if (mode == SS_DISABLE) {
+    context.uc_stack = stack_t{nullptr, SS_DISABLE, 0};
+    return 0;
+  }
+  if (wanted.ss_size < arch::kMinSignalStackBytes) return -ENOMEM;
+  context.uc_stack = stack_t{wanted.ss_sp, wanted.ss_flags & kAutoDisarm, wanted.ss_size};
+  return 0;
+}
+
 bool is_exec(int64_t nr) { return nr == SYS_execve || nr == SYS_execveat; }
 
 // fork and vfork are x86_64's; arm64 has clone and clone3 only.
@@ -595,6 +623,8 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) {
   long result = 0;
   if (call.nr == SYS_rt_sigprocmask) {
     result = set_context_mask(call, context);
+  } else if (call.nr == SYS_sigaltstack) {
+    result = set_context_altstack(call, context);
   } else if (is_own_dispatch_request(call)) {
     result = refuse_own_dispatch();
   } else if (is_exec(call.nr)) {

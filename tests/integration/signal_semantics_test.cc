@@ -54,6 +54,7 @@ const Mode kModes[] = {
     {"nodefer", 0, "enter 2 (depth 2, segv blocked 0)\nleave 2\nleave 1\n"},
     {"defer", 0, "leave 1\nenter 2 (depth 1, segv blocked 1)\nleave 2\n"},
     {"onstack", 0, "overflow caught, on the alternate stack 1\n"},
+    {"thread-onstack", 0, "overflow caught, on the alternate stack 1\n"},
     {"siginfo", 0, "codes -6 1 0 "},
     {"restart", 0, "read 1 - byte x, handled 1\n"},
     {"norestart", 0, "read -1 EINTR byte -, handled 1\n"},
@@ -63,12 +64,30 @@ const Mode kModes[] = {
     {"sigwait-segv", 0, "sigwait 11\n"},
 };
 
-// Who sees what: the probes of each traced configuration.
-enum class Probes { kEveryLibcFunction, kProgramFunction };
+// The overflows caught on a signal stack, once more with every system call
+// traced: the dispatch makes the program's calls in its SIGSYS handler,
+// whose return would undo a sigaltstack made there.
+const Mode kStackModes[] = {
+    {"onstack", 0, "overflow caught, on the alternate stack 1\n"},
+    {"thread-onstack", 0, "overflow caught, on the alternate stack 1\n"},
+};
 
-void PrintTo(Probes probes, std::ostream* os) {
-  *os << (probes == Probes::kEveryLibcFunction ? "p libc.so.6:*" : "p probed");
+// Who sees what: the probes of each traced configuration.
+enum class Probes { kEveryLibcFunction, kProgramFunction, kSystemCalls };
+
+const char* probes_text(Probes probes) {
+  switch (probes) {
+    case Probes::kEveryLibcFunction:
+      return "p libc.so.6:*";
+    case Probes::kProgramFunction:
+      return "p probed";
+    case Probes::kSystemCalls:
+      return "raw_syscalls:sys_enter";
+  }
+  return "?";
 }
+
+void PrintTo(Probes probes, std::ostream* os) { *os << probes_text(probes); }
 
 class SignalSemantics : public ::testing::TestWithParam<std::tuple<const char*, Mode, Probes>> {
  protected:
@@ -79,6 +98,7 @@ class SignalSemantics : public ::testing::TestWithParam<std::tuple<const char*, 
 
   static std::vector<std::string> definitions(Probes probes) {
     if (probes == Probes::kEveryLibcFunction) return {"p libc.so.6:*"};
+    if (probes == Probes::kSystemCalls) return {"raw_syscalls:sys_enter"};
     return {"p:sem/probed probed s=+0(%di):string i=%si:s64"};
   }
 };
@@ -100,8 +120,12 @@ TEST_P(SignalSemantics, FateAndOutputAsUntraced) {
 }
 
 std::string name_of(const ::testing::TestParamInfo<SignalSemantics::ParamType>& info) {
-  std::string name = std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param).name +
-                     (std::get<2>(info.param) == Probes::kEveryLibcFunction ? "_libc" : "_probed");
+  const Probes probes = std::get<2>(info.param);
+  const char* suffix = probes == Probes::kEveryLibcFunction ? "_libc"
+                       : probes == Probes::kSystemCalls     ? "_syscalls"
+                                                            : "_probed";
+  std::string name =
+      std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param).name + suffix;
   for (char& c : name) {
     if (c == '-') c = '_';
   }
@@ -113,6 +137,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("O0", "O2"), ::testing::ValuesIn(kModes),
                        ::testing::Values(Probes::kEveryLibcFunction, Probes::kProgramFunction)),
     name_of);
+INSTANTIATE_TEST_SUITE_P(ModesSyscalls, SignalSemantics,
+                         ::testing::Combine(::testing::Values("O0", "O2"),
+                                            ::testing::ValuesIn(kStackModes),
+                                            ::testing::Values(Probes::kSystemCalls)),
+                         name_of);
 
 // The probe on probed() fires inside the handlers too: every call is traced
 // or counted, none is lost to the program's signal handling.

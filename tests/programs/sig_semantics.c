@@ -23,6 +23,7 @@
 //                     first returns
 //   onstack           an SA_ONSTACK handler on a sigaltstack catches the
 //                     overflow of an endless recursion, on the alternate stack
+//   thread-onstack    the same on a thread that sets its own sigaltstack
 //   siginfo           an SA_SIGINFO handler sees si_code of raise(), of a NULL
 //                     store (SEGV_MAPERR) and of kill()
 //   restart           a thread blocked in read() on a pipe takes a SIGSEGV
@@ -282,6 +283,31 @@ static void onstack(void) {
   say("the recursion ended\n");
 }
 
+// The same on a thread of its own, which sets its own signal stack (as
+// Rust's and the JVM's threads do).
+static void* overflowing_thread(void* arg) {
+  (void)arg;
+  const size_t size = 1 << 18;
+  alt_low = malloc(size);
+  alt_high = alt_low + size;
+  stack_t alt = {.ss_sp = alt_low, .ss_size = size, .ss_flags = 0};
+  check(sigaltstack(&alt, NULL) == 0, "sigaltstack");
+  say("recursing\n");
+  sink += recurse(0);
+  say("the recursion ended\n");
+  return NULL;
+}
+
+static void thread_onstack(void) {
+  install(SIGSEGV, on_overflow, SA_ONSTACK, NULL);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 20);
+  pthread_t thread;
+  check(pthread_create(&thread, &attr, overflowing_thread, NULL) == 0, "pthread_create");
+  pthread_join(thread, NULL);
+}
+
 // ---- si_code -----------------------------------------------------------------------
 
 static volatile int codes[4];
@@ -512,6 +538,7 @@ static const struct Mode kModes[] = {
     {"nodefer", nodefer},
     {"defer", defer},
     {"onstack", onstack},
+    {"thread-onstack", thread_onstack},
     {"siginfo", siginfo_mode},
     {"restart", restart_mode},
     {"norestart", norestart_mode},

@@ -39,6 +39,10 @@ inline const char* thread_pointer() noexcept {
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
+// The kernel's MINSIGSTKSZ: the smallest signal stack sigaltstack takes
+// (the C library's macro may be a sysconf call, which no handler makes).
+inline constexpr uint64_t kMinSignalStackBytes = 2048;
+
 // The C library's thread descriptor (glibc's struct pthread) from the
 // thread pointer: on x86_64 the pointer is the descriptor.
 inline const char* thread_descriptor(const char* tp, uint32_t) noexcept { return tp; }
@@ -73,6 +77,9 @@ inline const char* thread_pointer() noexcept {
 }
 
 inline void cpu_relax() noexcept { asm volatile("yield"); }
+
+// The kernel's MINSIGSTKSZ: the smallest signal stack sigaltstack takes.
+inline constexpr uint64_t kMinSignalStackBytes = 5120;
 
 // The C library's thread descriptor (glibc's struct pthread) from the
 // thread pointer: on arm64 the descriptor lies just below it.
