@@ -12,12 +12,8 @@ dprobe=${1:?dprobe}
 program=${2:?program}
 tracing=/sys/kernel/tracing
 
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to use uprobe_events"; exit 77; fi
-[ -e $tracing/uprobe_events ] || mount -t tracefs nodev $tracing 2>/dev/null
-if [ ! -w $tracing/uprobe_events ]; then echo "SKIP: no writable $tracing/uprobe_events"; exit 77; fi
-if [ -s $tracing/uprobe_events ]; then echo "SKIP: uprobe_events is in use"; exit 77; fi
-
 source "$(dirname "$0")/lib.sh"
+require_uprobe_events $tracing
 
 libc=$(ldd "$program" | awk '/libc.so.6/ {print $3}')
 [ -n "$libc" ] || { echo "no C library found for $program"; exit 1; }
@@ -25,18 +21,11 @@ declare -A where  # IFUNC name -> file offset of its implementation here
 while read -r name _ offset; do where[$name]=$offset; done < <("$program" where)
 
 # A C library function's file offset: its default version (nm -D prints
-# "malloc@@GLIBC_2.2.5"), through the segment that holds it.
+# "malloc@@GLIBC_2.2.5").
 library_offset() {  # FUNCTION
-  local vaddr off va filesz
+  local vaddr
   vaddr=$(nm -D --defined-only "$libc" | awk -v s="$1@@" 'index($3, s) == 1 {print $1; exit}')
-  [ -n "$vaddr" ] || return 1
-  while read -r off va filesz; do
-    if (( 16#$vaddr >= va && 16#$vaddr < va + filesz )); then
-      printf '0x%x' $(( 16#$vaddr - va + off ))
-      return
-    fi
-  done < <(readelf -lW "$libc" | awk '$1 == "LOAD" {print $2, $3, $5}')
-  return 1
+  [ -n "$vaddr" ] && file_offset_of_vaddr "$libc" "$vaddr"
 }
 
 # The place the kernel probes: an IFUNC where its calls go, the rest by name.
