@@ -128,6 +128,51 @@ void publish_name(ThreadTrace& t) {
   t.writer().commit();
 }
 
+// Holds slot `i` while deciding about its thread (kSlotChecking): the
+// agent's sweep and a thread looking for a ring never decide about one
+// slot at once, and neither retires a ring another has just taken over.
+bool hold_active(trace::SlotState& slot) {
+  uint32_t active = trace::kSlotActive;
+  return slot.state.compare_exchange_strong(active, trace::kSlotChecking,
+                                            std::memory_order_acquire);
+}
+
+// Every ring taken and the agent's sweep not yet round: the ring of a
+// thread that has exited goes on as this thread's, after the records it
+// left, which the reader still reads (each record names its thread; the
+// name record says who writes from here on). A program that starts thread
+// after thread loses nothing to the sweep's pace. Costs one system call
+// per ring looked at, once per thread and session; none in a sandbox.
+bool take_over_exited(const trace::TraceMemory& memory, ThreadTrace& t) {
+  if (t.takeover_session == t.session || g_sandboxed.load(std::memory_order_acquire)) {
+    return false;
+  }
+  t.takeover_session = t.session;
+  for (uint32_t i = 0; i < memory.slot_count(); ++i) {
+    trace::SlotState& slot = memory.slot(i);
+    if (!hold_active(slot)) continue;
+    auto* control = static_cast<trace::RingControl*>(memory.ring(i));
+    const bool exited = control->tid == t.tid || !arch::raw_thread_alive(t.pid, control->tid);
+    if (!exited) {
+      slot.state.store(trace::kSlotActive, std::memory_order_release);
+      continue;
+    }
+    auto ring = trace::RingBuffer::attach(memory.ring(i), memory.ring_bytes());
+    if (!ring) {
+      slot.state.store(trace::kSlotActive, std::memory_order_release);
+      continue;
+    }
+    control->pid = t.pid;
+    control->tid = t.tid;
+    new (t.writer_storage) trace::RingWriter(*ring);
+    t.slot = i;
+    slot.state.store(trace::kSlotActive, std::memory_order_release);
+    publish_name(t);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // The process's id is noted outside any handler (here at start-up, and
@@ -204,13 +249,26 @@ void detail::refresh_ring(ThreadTrace& t, const trace::TraceMemory& memory) noex
     return;
   }
   if (!t.named) learn_identity(t);
-  t.has_ring = claim_slot(memory, t);
+  t.has_ring = claim_slot(memory, t) || take_over_exited(memory, t);
 }
 
 namespace {
 bool alive_here(uint32_t tid) noexcept { return arch::raw_thread_alive(arch::own_pid(), tid); }
 
 // Returns how many rings were taken when it began, those it gave back too.
+uint32_t rings_taken(const trace::TraceMemory& memory) noexcept {
+  uint32_t taken = 0;
+  for (uint32_t i = 0; i < memory.slot_count(); ++i) {
+    const uint32_t now = memory.slot(i).state.load(std::memory_order_acquire);
+    taken += now == trace::kSlotActive || now == trace::kSlotChecking ? 1 : 0;
+  }
+  return taken;
+}
+
+// The rings of exited threads go to the reader, which drains and frees
+// them, while rings are plentiful. Once more than three in four are taken
+// they stay: a new thread takes one over at once (take_over_exited), where
+// a retired one would wait for the reader's next pass. At exit, all go.
 uint32_t retire_exited_threads(ExitedThreads which) noexcept {
   AgentState& state = agent_state();
   const uint32_t pid = arch::own_pid();
@@ -221,15 +279,15 @@ uint32_t retire_exited_threads(ExitedThreads which) noexcept {
   if (state.registry) state.registry->reap_readers(alive_here);
   const std::optional<trace::TraceMemory>& memory = state.memory;
   if (!memory) return 0;
-  uint32_t taken = 0;
-  for (uint32_t i = 0; i < memory->slot_count(); ++i) {
+  const uint32_t taken = rings_taken(*memory);
+  const bool scarce = taken > memory->slot_count() / 4 * 3;
+  for (uint32_t i = 0;
+       (!scarce || which == ExitedThreads::kReapedOrExiting) && i < memory->slot_count(); ++i) {
     trace::SlotState& slot = memory->slot(i);
-    if (slot.state.load(std::memory_order_acquire) != trace::kSlotActive) continue;
-    ++taken;
+    if (!hold_active(slot)) continue;  // not in use, or another decides about it now
     const auto* control = static_cast<const trace::RingControl*>(memory->ring(i));
-    if (arch::raw_thread_alive(pid, control->tid)) continue;
-    uint32_t active = trace::kSlotActive;
-    slot.state.compare_exchange_strong(active, trace::kSlotRetired, std::memory_order_release);
+    const bool alive = arch::raw_thread_alive(pid, control->tid);
+    slot.state.store(alive ? trace::kSlotActive : trace::kSlotRetired, std::memory_order_release);
   }
   drop_exited_instances(pid, which);
   return taken;

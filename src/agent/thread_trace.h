@@ -36,9 +36,10 @@ struct ThreadTrace {
   uint32_t zombie_top;       // dropped instances not yet freed + 1; 0: none
   uint32_t spare_count;      // freed instances kept for the next calls
   uint32_t spare[8];
-  uint32_t session;         // of the trace memory its ring is in
-  uint32_t alt_generation;  // of the signal stack below; 0: not known yet
-  uint64_t alt_begin;       // the thread's signal stack, for return probes
+  uint32_t session;           // of the trace memory its ring is in
+  uint32_t takeover_session;  // the session it last looked for an exited thread's ring in
+  uint32_t alt_generation;    // of the signal stack below; 0: not known yet
+  uint64_t alt_begin;         // the thread's signal stack, for return probes
   uint64_t alt_end;
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
@@ -111,16 +112,16 @@ class AgentWork {
 // Called once at start-up, outside any handler.
 void init_thread_traces();
 
-// Gives back the rings of threads that have exited, and drops their live
-// return instances. Called now and then by the agent's own thread: a hit
+// Gives back the rings of threads that have exited while rings are
+// plentiful (once they are scarce, a new thread takes an exited thread's
+// ring over itself, at its first hit), and drops their live return
+// instances. Called now and then by the agent's own thread: a hit
 // registers nothing with the C library (pthread_setspecific may allocate),
 // and a thread may exit with signals blocked, past any hook of ours. The
 // thread's static TLS, ThreadTrace included, starts zeroed in a new thread
 // even where the C library reuses a cached stack. Returns whether rings
 // were scarce (more than three in four taken, by live threads or not):
-// then the caller comes back sooner, since threads that start and end
-// quickly (a pool that makes one per task) would otherwise take them all
-// between two passes.
+// then the caller comes back sooner for the return instances.
 bool retire_exited_threads() noexcept;
 
 // Whether thread `tid` of this process has begun its exit in the kernel

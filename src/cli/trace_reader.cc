@@ -104,7 +104,10 @@ void TraceReader::observe_slotless() {
 void TraceReader::drain_slot(uint32_t index, TracePass& pass, TracePass* records) {
   trace::SlotState& state = memory_.slot(index);
   const uint32_t value = state.state.load(std::memory_order_acquire);
-  if (value != trace::kSlotActive && value != trace::kSlotRetired) return;
+  if (value != trace::kSlotActive && value != trace::kSlotRetired &&
+      value != trace::kSlotChecking) {
+    return;
+  }
   Slot& slot = slots_[index];
   const uint32_t generation = state.generation.load(std::memory_order_acquire);
   if (slot.lost && slot.generation == generation) {

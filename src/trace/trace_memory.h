@@ -77,7 +77,18 @@ struct SyscallStats {
 };
 inline constexpr uint32_t kSyscallStatsCount = 1024;  // above every number of both ISAs
 
-enum SlotStateValue : uint32_t { kSlotFree = 0, kSlotClaiming, kSlotActive, kSlotRetired };
+// A slot's life: Free -> Claiming (its ring being formatted) -> Active ->
+// Retired (its thread has exited; the reader drains it) -> Free. Checking:
+// an Active slot one thread of the agent holds while it decides whether
+// the slot's thread has exited, to retire the slot or take its ring over;
+// the reader reads it as Active.
+enum SlotStateValue : uint32_t {
+  kSlotFree = 0,
+  kSlotClaiming,
+  kSlotActive,
+  kSlotRetired,
+  kSlotChecking,
+};
 
 struct SlotState {
   std::atomic<uint32_t> state;
