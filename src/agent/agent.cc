@@ -495,6 +495,13 @@ constinit detail::StateStorage detail::g_state;
 // socket's path and whether to follow children (1) or not (0): the session
 // runs as it does at start-up for `dprobe run`. Returns 0 when tracing, -1
 // otherwise (another session is on, or the CLI went away).
+// `dprobe attach` unloads its hook through this once the session is on:
+// the loader's work for it (its frees) is the agent's, not the program's.
+extern "C" __attribute__((visibility("default"))) int dprobe_agent_close(void* library) {
+  const dprobe::agent::AgentWork work;
+  return ::dlclose(library);
+}
+
 extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const char* control,
                                                                           int follow) {
   using namespace dprobe::agent;

@@ -187,6 +187,17 @@ Result<uint64_t> load(TracedProcess& process, uint64_t dlopen_address, const std
 // (attach_hook.c). The other threads run on meanwhile: one of them may hold
 // a lock the loader or the agent needs. The session's side runs on
 // another thread here, since the agent's start-up talks to it.
+// The hook is unloaded once the session is on: through the agent, which
+// marks the loader's work (its frees) as its own, so that no probe counts
+// it; through dlclose where the agent is of an older build.
+void close_hook(TracedProcess& process, uint64_t hook, uint64_t dlclose_address) {
+  uint64_t closer = dlclose_address;
+  if (const auto agent = find_mapped_file(process.pid(), is_agent)) {
+    if (auto own = function_in(*agent, "dprobe_agent_close")) closer = *own;
+  }
+  (void)process.call(closer, {hook}, kCallTimeout);
+}
+
 Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& server,
                                         const lang::DefinitionSet& set,
                                         const std::string& executable,
@@ -244,7 +255,7 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   hold.end();
   serving.join();
   server.remove_file(hook_name);
-  if (hooked) (void)process.call(*dlclose_address, {*hooked}, kCallTimeout);
+  if (hooked) close_hook(process, *hooked, *dlclose_address);
   if (!hooked) return unexpected(hooked.error());
   if (!session) {
     return fail(status == kExitBadDefinition ? "" : "the agent did not start in the process");
