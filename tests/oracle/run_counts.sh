@@ -4,7 +4,9 @@
 # and a function of its own, counted by the kernel's uprobes on an untraced
 # run, and by dprobe's profile (`run --profile`): the probe alone, and the
 # same function inside `p libc.so.6:*` (aliases one event each), jump-
-# optimized and with --no-optimize. The counts must be equal.
+# optimized and with --no-optimize; and from an attach on (`attach
+# --profile`) against the kernel's events enabled at the same point. The
+# counts must be equal.
 # Needs root and tracefs; otherwise it says why and is skipped (77).
 #   usage: run_counts.sh path/to/dprobe path/to/count_calls
 set -uo pipefail
@@ -78,32 +80,103 @@ profile() {  # OPTIONS...
 
 kernel_counts || { echo "could not set the kernel's probes"; exit 1; }
 
+# One event per function, named after it.
+alone=()
+for fn in "${functions[@]}"; do
+  obj=libc.so.6:
+  [ "$fn" = count_calls_work ] && obj=
+  alone+=(-e "p:counts/$fn $obj$fn")
+done
+
 passed=0 failed=0
-check() {  # WHAT FUNCTION DPROBE_COUNT
-  if [ "${kernel[$2]}" == "$3" ] && [ "${kernel[$2]}" -gt 0 ]; then
+check() {  # WHAT FUNCTION KERNEL_COUNT DPROBE_COUNT
+  if [ "$3" == "$4" ] && [ "$3" -gt 0 ]; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
-    echo "DIFFERS: $1: $2: kernel ${kernel[$2]}, dprobe ${3:-none}"
+    echo "DIFFERS: $1: $2: kernel $3, dprobe ${4:-none}"
   fi
 }
 
 for mode in "" --no-optimize; do
-  alone=()
-  for fn in "${functions[@]}"; do
-    obj=libc.so.6:
-    [ "$fn" = count_calls_work ] && obj=
-    alone+=(-e "p:counts/$fn $obj$fn")
-  done
   out=$(profile $mode "${alone[@]}")
   for fn in "${functions[@]}"; do
-    check "alone ${mode:-optimized}" "$fn" "$(awk -v e="$fn" '$1 == e {print $2}' <<< "$out")"
+    check "alone ${mode:-optimized}" "$fn" "${kernel[$fn]}" \
+      "$(awk -v e="$fn" '$1 == e {print $2}' <<< "$out")"
   done
   out=$(profile $mode -e 'p libc.so.6:*' -e 'p:counts/count_calls_work count_calls_work')
   for fn in "${functions[@]}"; do
     event=p_${fn}_0
     [ "$fn" = count_calls_work ] && event=count_calls_work
-    check "in libc.so.6:* ${mode:-optimized}" "$fn" "$(awk -v e="$event" '$1 == e {print $2}' <<< "$out")"
+    check "in libc.so.6:* ${mode:-optimized}" "$fn" "${kernel[$fn]}" \
+      "$(awk -v e="$event" '$1 == e {print $2}' <<< "$out")"
+  done
+done
+
+# From an attach on: the program waits, untraced, until a file exists,
+# then makes its calls. The kernel counts from its events' enabling while
+# the program waits; dprobe from its attach (--probes says when it is
+# armed).
+wait_for_line() {  # FILE PATTERN
+  for _ in $(seq 1 500); do
+    grep -q -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.02
+  done
+  return 1
+}
+
+declare -A kernel_attached
+kernel_attach_counts() {
+  local fn saved_pid saved_on dir=$1 pid
+  saved_pid=$(cat $tracing/set_event_pid)
+  saved_on=$(cat $tracing/tracing_on)
+  for fn in "${functions[@]}"; do
+    echo "p:dprobe_counts/$fn $(kernel_place "$fn")" >> $tracing/uprobe_events || return 1
+  done
+  "$program" wait "$dir/go" > "$dir/out" &
+  pid=$!
+  wait_for_line "$dir/out" ready || return 1
+  echo > $tracing/trace
+  echo "$pid" > $tracing/set_event_pid
+  echo 1 > $tracing/tracing_on
+  echo 1 > $tracing/events/dprobe_counts/enable
+  touch "$dir/go"
+  wait $pid
+  echo 0 > $tracing/events/dprobe_counts/enable
+  for fn in "${functions[@]}"; do
+    kernel_attached[$fn]=$(awk -v p="-$pid\$" -v ev=" $fn: " '$1 ~ p && index($0, ev) {n++}
+      END {print n + 0}' $tracing/trace)
+  done
+  echo > $tracing/trace
+  echo "${saved_pid:-}" > $tracing/set_event_pid
+  echo "$saved_on" > $tracing/tracing_on
+  for fn in "${functions[@]}"; do echo "-:dprobe_counts/$fn" >> $tracing/uprobe_events; done
+}
+
+attach_profile() {  # DIR OPTIONS...
+  local dir=$1 pid attach
+  shift
+  rm -f "$dir/go"
+  "$program" wait "$dir/go" > "$dir/out" &
+  pid=$!
+  wait_for_line "$dir/out" ready || return 1
+  "$dprobe" attach -p "$pid" --profile --probes -o /dev/null "$@" 2> "$dir/err" &
+  attach=$!
+  wait_for_line "$dir/err" 'OPTIMIZED\]\|BREAKPOINT' || return 1
+  touch "$dir/go"
+  wait $pid
+  wait $attach
+  cat "$dir/err"
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+kernel_attach_counts "$work" || { echo "could not count the attached run in the kernel"; exit 1; }
+for mode in "" --no-optimize; do
+  out=$(attach_profile "$work" $mode "${alone[@]}")
+  for fn in "${functions[@]}"; do
+    check "attached ${mode:-optimized}" "$fn" "${kernel_attached[$fn]}" \
+      "$(awk -v e="$fn" '$1 == e {print $2}' <<< "$out")"
   done
 done
 

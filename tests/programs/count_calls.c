@@ -6,13 +6,17 @@
 // through, so none is inlined or turned into a builtin. With an argument
 // "where": prints where this process's strlen, memcpy and strcmp go (the
 // IFUNCs' implementations, as the loader chose them), as file offsets of
-// the C library, and exits.
+// the C library, and exits. With "wait FILE": prints "ready", then waits,
+// calling nothing counted, until FILE exists, and makes its calls then
+// (for counts from an attach on).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 enum { kCalls = 1000, kSmall = 10 };
 
@@ -48,10 +52,19 @@ static int print_where(const char* name) {
   return 1;
 }
 
+// Until `path` exists: raw system calls only, nothing counted is called.
+static void wait_for(const char* path) {
+  static const char ready[] = "ready\n";
+  write(1, ready, sizeof ready - 1);
+  const struct timespec pause = {0, 2000000};
+  while (access(path, F_OK) != 0) nanosleep(&pause, NULL);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "where") == 0) {
     return print_where("strlen") | print_where("memcpy") | print_where("strcmp");
   }
+  if (argc > 2 && strcmp(argv[1], "wait") == 0) wait_for(argv[2]);
   static char* blocks[kCalls];
   char text[64] = "a string the program measures";
   char copy[64];
