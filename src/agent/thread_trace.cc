@@ -128,7 +128,7 @@ void publish_name(ThreadTrace& t) {
   t.writer().commit();
 }
 
-// Holds slot `i` while deciding about its thread (kSlotChecking): the
+// Holds an Active slot while deciding about its thread (kSlotChecking): the
 // agent's sweep and a thread looking for a ring never decide about one
 // slot at once, and neither retires a ring another has just taken over.
 bool hold_active(trace::SlotState& slot) {
