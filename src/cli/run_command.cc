@@ -34,6 +34,9 @@ namespace dprobe::cli {
 namespace {
 
 constexpr int kExitNotRun = 127;
+constexpr const char* kLoaderCallsUnseen =
+    "dprobe: not counted: the dynamic loader's system calls before the agent "
+    "started (mapping the libraries: strace -f -c counts them too)\n";
 constexpr int kExitFailure = 1;
 
 std::atomic<pid_t> g_child{0};
@@ -161,6 +164,8 @@ Outcome trace_command(const RunOptions& options, std::ostream& terminal) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const int output_error = finish_trace(*trace, options.trace, errors);
+  // What the table cannot hold, said under it (README, "What run sees").
+  if (options.trace.session.syscall_summary) errors << kLoaderCallsUnseen;
   outcome.status = with_output_error(outcome.status, output_error);
   return outcome;
 }

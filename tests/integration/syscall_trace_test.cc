@@ -283,6 +283,10 @@ TEST(SyscallSummary, CountsEveryCallOfTheProgram) {
   EXPECT_THAT(run.err, HasSubstr("% time     seconds  usecs/call     calls    errors syscall\n"));
   ASSERT_TRUE(rows.contains("total")) << run;
   EXPECT_GT(rows.at("total").calls, 1000u) << "and the write of its line: " << run;
+  // What it cannot count is said, under the table.
+  EXPECT_THAT(run.err, HasSubstr("total\ndprobe: not counted: the dynamic loader's system calls "
+                                 "before the agent started"))
+      << run;
 }
 
 TEST(SyscallSummary, FailedCallsAreCountedAsErrors) {
