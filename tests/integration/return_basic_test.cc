@@ -365,5 +365,23 @@ TEST_P(ReturnBasic, TailCalledFunctionNamesTheRealCaller) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, ReturnBasic, ::testing::Values("O0", "O2"));
 
+// The program's entry point is jumped to by the kernel, with argc where a
+// return address would be: a return probe there is refused with the
+// reason, and a wildcard leaves it out in its summary line; the program
+// runs with its arguments intact.
+TEST(ReturnEntryPoints, StartIsRefusedAndAWildcardSkipsIt) {
+  const std::string exe = program("args_O2");
+  const RunResult alone = run_traced({"r:x/s _start"}, {exe, "a", "b"});
+  EXPECT_NE(alone.status, 0) << alone;
+  EXPECT_THAT(alone.err, HasSubstr("(BLACKLISTED)")) << alone;
+  EXPECT_THAT(alone.err, HasSubstr("an entry point: the kernel jumps to it")) << alone;
+
+  const RunResult every = run_traced({"r " + exe + ":*"}, {exe, "a", "b"}, {"-o", "/dev/null"});
+  EXPECT_EQ(every.status, 0) << every;
+  EXPECT_THAT(every.out, HasSubstr("args: ok")) << every;
+  EXPECT_THAT(every.err, HasSubstr("functions not probed")) << every;
+  EXPECT_THAT(every.err, HasSubstr("(BLACKLISTED): _start")) << every;
+}
+
 }  // namespace
 }  // namespace dprobe::integration
