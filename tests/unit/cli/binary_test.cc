@@ -183,6 +183,26 @@ TEST(DprobeBinary, ListPrintsOneLineForOneFunction) {
   EXPECT_EQ(run.out, test_support::list_line(found[0]));
 }
 
+// glibc's memcpy has a default version (@@GLIBC_2.14, an IFUNC) and a
+// compatibility one (@GLIBC_2.2.5): the name means the default. free has
+// the aliases cfree (a compatibility version) and __libc_free: a wildcard
+// probes the address once, as free; naming cfree still probes it as cfree.
+TEST(DprobeBinary, VersionsAndAliasesOfTheCLibrary) {
+  const BinaryRun memcpy_run = run_dprobe({"check", "-e", "p libc.so.6:memcpy"});
+  EXPECT_EQ(memcpy_run.status, 0) << memcpy_run.err;
+  EXPECT_EQ(memcpy_run.out, "p:dprobes/p_memcpy_0 libc.so.6:memcpy\n");
+
+  const BinaryRun frees = run_dprobe({"check", "-e", "p libc.so.6:*free"});
+  EXPECT_EQ(frees.status, 0) << frees.err;
+  EXPECT_THAT(frees.out, ::testing::HasSubstr("p:dprobes/p_free_0 libc.so.6:free\n"));
+  EXPECT_THAT(frees.out, ::testing::Not(::testing::HasSubstr("cfree")));
+  EXPECT_THAT(frees.out, ::testing::Not(::testing::HasSubstr("__libc_free ")));
+
+  const BinaryRun cfree = run_dprobe({"check", "-e", "p libc.so.6:cfree"});
+  EXPECT_EQ(cfree.status, 0) << cfree.err;
+  EXPECT_EQ(cfree.out, "p:dprobes/p_cfree_0 libc.so.6:cfree\n");
+}
+
 TEST(DprobeBinary, ListWithoutAnythingToListExitsTwo) {
   const BinaryRun run = run_dprobe({"list"});
   EXPECT_EQ(run.status, 2);

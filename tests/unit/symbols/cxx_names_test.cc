@@ -95,6 +95,26 @@ TEST(CxxNames, GlobsMatchLinkerAndSourceNames) {
   EXPECT_THAT(shown(table.match("m*")), ElementsAre("main"));
 }
 
+// Of the names at one address, the one an event and a trace line take: a
+// global name, then a default version over a compatibility one, then the
+// fewest leading underscores.
+TEST(Aliases, TheBestNameOfAnAddress) {
+  const FunctionSymbol free_default{"free", 0x2000, 0x40, false, true};
+  const FunctionSymbol cfree_compat{"cfree", 0x2000, 0x40, false, true, true};
+  const FunctionSymbol libc_free{"__libc_free", 0x2000, 0x40, false, true};
+  const FunctionSymbol local{"free_local", 0x2000, 0x40, false, false};
+  EXPECT_TRUE(is_better_alias(free_default, cfree_compat));
+  EXPECT_FALSE(is_better_alias(cfree_compat, free_default));
+  EXPECT_TRUE(is_better_alias(free_default, libc_free));
+  EXPECT_TRUE(is_better_alias(libc_free, cfree_compat)) << "a default version first";
+  EXPECT_TRUE(is_better_alias(cfree_compat, local)) << "a global name first";
+  const SymbolTable table({libc_free, cfree_compat, free_default, local});
+  const auto where = table.symbolize(0x2010);
+  ASSERT_TRUE(where);
+  EXPECT_EQ(where->function->name, "free");
+  EXPECT_EQ(where->offset, 0x10u);
+}
+
 TEST(CxxNames, ResolveListsOverloadsAsCandidates) {
   const SymbolTable table = cxx_table();
   const auto hits = table.find_source("ns::Klass::method");
