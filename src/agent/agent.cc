@@ -347,7 +347,7 @@ class Agent {
     }
     // What could be added is armed; the CLI decides whether what was
     // refused ends the session (and then the abort disarms it all).
-    protocol::ArmReport report = add_probes(probes);
+    protocol::ArmReport report = add_probes(probes, Objects::kRelocated);
     add_syscall_events(probes, report);
     // A probe records from the moment it is armed, as the kernel's does
     // once registered: attached, the program's threads run meanwhile, and

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,21 +72,32 @@ const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   return state.events.find(event.id);
 }
 
-// Where the request's probe goes: an IFUNC's at the implementation its
-// resolver picks for this process, found by calling it.
-std::optional<core::ProbeSite> site_of(const protocol::ProbeRequest& request) {
+constexpr const char* kIfuncNotRelocated =
+    "an IFUNC of an object the loader has just mapped: its resolver cannot run "
+    "before the object is relocated (name the implementation, or probe "
+    "PATH:0xOFFSET)";
+constexpr const char* kIfuncNowhere = "its IFUNC resolver returned no address in a loaded object";
+
+// Where the request's probe goes (an IFUNC's at the implementation its
+// resolver picks for this process, found by calling it), or why nowhere.
+struct Placement {
+  core::ProbeSite site;
+  const char* refusal = nullptr;
+};
+
+Placement place(const protocol::ProbeRequest& request, Objects objects) {
   if (!request.ifunc) {
-    return core::ProbeSite{request.address, request.function_address, request.function_size};
+    return {{request.address, request.function_address, request.function_size}};
   }
+  if (objects == Objects::kJustMapped) return {{}, kIfuncNotRelocated};
   const auto implementation = resolve_ifunc(request.address);
-  if (!implementation) return std::nullopt;
-  return core::ProbeSite{implementation->address, implementation->function_begin,
-                         implementation->function_size};
+  if (!implementation) return {{}, kIfuncNowhere};
+  return {{implementation->address, implementation->function_begin, implementation->function_size}};
 }
 
 }  // namespace
 
-protocol::ArmReport add_probes(const protocol::Probes& probes) {
+protocol::ArmReport add_probes(const protocol::Probes& probes, Objects objects) {
   AgentState& state = agent_state();
   protocol::ArmReport report;
   std::lock_guard lock(state.registry_writer);
@@ -109,21 +119,22 @@ protocol::ArmReport add_probes(const protocol::Probes& probes) {
         continue;
       }
     }
-    auto site = site_of(request);
-    if (!site) {
-      report.results.push_back({request.spec.event.id, arch::ArmStatus::kRejected,
-                                "its IFUNC resolver returned no address in a loaded object"});
+    const Placement placement = place(request, objects);
+    if (placement.refusal != nullptr) {
+      report.results.push_back(
+          {request.spec.event.id, arch::ArmStatus::kRejected, placement.refusal});
       continue;
     }
+    const core::ProbeSite& site = placement.site;
     if (request.spec.event.is_return && request.ifunc) {
-      if (const char* why = return_probe_refusal(site->address)) {
+      if (const char* why = return_probe_refusal(site.address)) {
         report.results.push_back({request.spec.event.id, arch::ArmStatus::kBlacklisted, why});
         continue;
       }
     }
     keep_event(request.spec, state);
-    auto added = state.registry->add(*site, request.spec.event.id);
-    const uint64_t implementation = request.ifunc ? site->address : 0;
+    auto added = state.registry->add(site, request.spec.event.id);
+    const uint64_t implementation = request.ifunc ? site.address : 0;
     if (added) {
       report.results.push_back(
           {request.spec.event.id, arch::ArmStatus::kArmed, {}, implementation});

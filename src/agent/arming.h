@@ -10,9 +10,15 @@
 
 namespace dprobe::agent {
 
+// Whether the objects the probes are in have been relocated: at start-up
+// and at attach they have; objects the loader has just mapped (its
+// notification comes before it relocates them) have not, and their IFUNC
+// resolvers cannot run yet.
+enum class Objects { kRelocated, kJustMapped };
+
 // Takes the registry's writer lock. Probes that fail are left out; the
 // report says why.
-protocol::ArmReport add_probes(const protocol::Probes& probes);
+protocol::ArmReport add_probes(const protocol::Probes& probes, Objects objects);
 
 // The system call events (and --summary): kept, and the dispatch made
 // ready for the threads to turn on (syscall_dispatch.h); each reported

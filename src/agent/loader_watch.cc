@@ -85,7 +85,7 @@ void after_change() {
   if (loaded_late() && !changed.loaded.empty()) bind_interposers();
   auto probes = Controller::instance().ask(changed);
   if (!probes) return;
-  protocol::ArmReport report = add_probes(*probes);
+  protocol::ArmReport report = add_probes(*probes, Objects::kJustMapped);
   for (const TextRange& range : new_text) {
     optimize_armed(range.begin, range.end);
     auto states = probe_states(range.begin, range.end);

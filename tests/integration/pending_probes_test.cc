@@ -152,5 +152,22 @@ TEST(PendingProbes, AProbeOnASymbolTheLibraryLacksIsRefusedBeforeTheProgramRuns)
   EXPECT_THAT(run.out, Not(HasSubstr("dl_host:"))) << "nothing ran";
 }
 
+// An IFUNC of a library loaded late: the loader says so before it relocates
+// the library, when its resolver cannot run. The probe is refused with that
+// reason, and the program runs as untraced.
+TEST(PendingProbes, AnIfuncOfALateLibraryIsRefusedWithTheReason) {
+  // floor is an IFUNC in x86_64's libm (SSE4.1 or not), an instruction on
+  // arm64's.
+  const RunResult listed = run_dprobe({"list", "libm.so.6:floor"});
+  if (listed.status != 0 || listed.out.find(" floor [ifunc") == std::string::npos) {
+    GTEST_SKIP() << "libm.so.6:floor is no IFUNC here: " << listed.out << listed.err;
+  }
+  const RunResult run =
+      run_traced({"p:m/floor libm.so.6:floor"}, {program("ifunc_late_O2")}, {"-o", "/dev/null"});
+  EXPECT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.out, HasSubstr("ifunc_late: 4950\n")) << run;
+  EXPECT_THAT(run.err, HasSubstr("an IFUNC of an object the loader has just mapped")) << run;
+}
+
 }  // namespace
 }  // namespace dprobe::integration
