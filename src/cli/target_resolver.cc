@@ -153,18 +153,21 @@ std::string numbered_event_name(const std::string& base, size_t n) {
   return base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
 }
 
-// The target of one address the DWARF gave: SYM+OFFS when the function
-// there has a name of its own, else PATH:0xOFFSET (static functions that
-// share a name), which is what perf probe writes to uprobe_events.
+// The target of one address (the DWARF's, a wildcard's): SYM+OFFS when the
+// name of the function there finds it, else PATH:0xOFFSET (static functions
+// that share a name, a compatibility version), which is what perf probe
+// writes to uprobe_events.
 std::optional<core::ProbeTarget> target_at(const LoadedObject& object, const std::string& name,
                                            uint64_t address) {
   core::ProbeTarget target;
   target.object = name;
   if (auto where = object.table.symbolize(address)) {
-    if (object.table.find(where->function->name).size() == 1) {
+    const auto offset = static_cast<int64_t>(where->offset);
+    auto by_name = symbols::resolve_symbol(object.elf, object.table, where->function->name, offset);
+    if (by_name && by_name->address == address) {
       target.kind = core::TargetKind::kSymbol;
       target.symbol = where->function->name;
-      target.offset = static_cast<int64_t>(where->offset);
+      target.offset = offset;
       return target;
     }
   }
@@ -293,28 +296,16 @@ std::vector<const symbols::FunctionSymbol*> one_name_per_address(
   return kept;
 }
 
-// How a wildcard's match is probed: SYM+OFFS where the name finds this
-// function, else PATH:0xOFFSET (a static function whose name another one
-// shares, a compatibility version); nullopt where the offset does not fit.
+// How a wildcard's match is probed (target_at's spelling of the address);
+// nullopt where the offset does not fit in the function.
 std::optional<core::ProbeTarget> alias_target(const LoadedObject& object,
                                               const symbols::FunctionSymbol& function,
                                               const core::ProbeTarget& pattern) {
   const auto offset = static_cast<uint64_t>(pattern.offset);
   if (pattern.offset < 0 || (function.size > 0 && offset >= function.size)) return std::nullopt;
-  core::ProbeTarget target = pattern;
-  auto by_name = symbols::resolve_symbol(object.elf, object.table, function.name, pattern.offset);
-  if (by_name && by_name->sym.address == function.address) {
-    target.symbol = function.name;
-    return target;
-  }
   const uint64_t address = function.address + offset;
-  const auto file_offset = object.elf.file_offset_of(address);
-  if (!object.elf.is_executable_vaddr(address) || !file_offset) return std::nullopt;
-  target.kind = core::TargetKind::kFileOffset;
-  target.object = object.elf.path();
-  target.symbol.clear();
-  target.offset = static_cast<int64_t>(*file_offset);
-  return target;
+  if (!object.elf.is_executable_vaddr(address)) return std::nullopt;
+  return target_at(object, pattern.object, address);
 }
 
 }  // namespace
