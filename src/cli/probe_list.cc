@@ -6,15 +6,11 @@
 #include "cli/terminal_text.h"
 
 namespace dprobe::cli {
-namespace {
-
-std::string location(uint64_t address, const trace::Symbolizer& symbolizer) {
+std::optional<std::string> symbol_location(uint64_t address, const trace::Symbolizer& symbolizer) {
   const auto hit = symbolizer.symbolize(address);
-  if (!hit) return fmt::format("{:#x}", address);
+  if (!hit) return std::nullopt;
   return fmt::format("{}+{:#x}/{:#x}", hit->name, hit->offset, hit->size);
 }
-
-}  // namespace
 
 std::string render_probe_states(const std::vector<core::ProbeState>& states,
                                 const trace::Symbolizer& symbolizer) {
@@ -22,8 +18,10 @@ std::string render_probe_states(const std::vector<core::ProbeState>& states,
   for (const core::ProbeState& state : states) {
     const std::string how =
         state.optimized ? "[OPTIMIZED]" : "[BREAKPOINT: " + printable(state.reason) + "]";
-    out +=
-        fmt::format("{:016x}  {}  {}\n", state.address, location(state.address, symbolizer), how);
+    out += fmt::format(
+        "{:016x}  {}  {}\n", state.address,
+        symbol_location(state.address, symbolizer).value_or(fmt::format("{:#x}", state.address)),
+        how);
   }
   return out;
 }

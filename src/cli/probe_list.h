@@ -9,6 +9,8 @@
 #ifndef DPROBE_CLI_PROBE_LIST_H_
 #define DPROBE_CLI_PROBE_LIST_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@ namespace dprobe::cli {
 // (the bare address when no symbol covers it).
 std::string render_probe_states(const std::vector<core::ProbeState>& states,
                                 const trace::Symbolizer& symbolizer);
+
+// "sym+0x0/0x40" for an address a symbol covers, else nullopt.
+std::optional<std::string> symbol_location(uint64_t address, const trace::Symbolizer& symbolizer);
 
 }  // namespace dprobe::cli
 

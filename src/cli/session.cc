@@ -421,9 +421,7 @@ void Session::list_probes(const protocol::ArmReport& report) {
 // An IFUNC's implementation by its symbol, else as PATH:0xOFFSET (a
 // stripped library names its implementations in .symtab only).
 std::string Session::implementation_place(uint64_t address) const {
-  if (const auto hit = symbolizer_->symbolize(address)) {
-    return std::string(hit->name) + "+" + hex(hit->offset) + "/" + hex(hit->size);
-  }
+  if (auto named = symbol_location(address, *symbolizer_)) return std::move(*named);
   const auto object = objects_->containing(address);
   if (!object) return hex(address);
   const auto offset = object->file->elf.file_offset_of(address - object->loaded->bias);
