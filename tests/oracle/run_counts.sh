@@ -41,12 +41,10 @@ kernel_place() {  # FUNCTION
 
 functions=(malloc free calloc realloc strlen memcpy strcmp count_calls_work)
 
-# The kernel's hits of every function, in one untraced run: only those of
-# the program's own process after its exec (ftrace names the launching
-# shell's earlier events after the program too).
-declare -A kernel
-kernel_counts() {
-  local fn saved_pid saved_on
+# The kernel's probes on every function, and the tracing state they change,
+# kept to be restored by remove_kernel_probes.
+add_kernel_probes() {
+  local fn
   saved_pid=$(cat $tracing/set_event_pid)
   saved_on=$(cat $tracing/tracing_on)
   for fn in "${functions[@]}"; do
@@ -54,23 +52,39 @@ kernel_counts() {
   done
   echo > $tracing/trace
   echo 1 > $tracing/tracing_on
-  echo 1 > $tracing/events/sched/sched_process_exec/enable
-  echo 1 > $tracing/events/dprobe_counts/enable
-  sh -c "echo \$\$ > $tracing/set_event_pid; exec $program" > /dev/null &
-  local pid=$!
-  wait $pid
+}
+
+remove_kernel_probes() {
+  local fn
   echo 0 > $tracing/events/dprobe_counts/enable
-  echo 0 > $tracing/events/sched/sched_process_exec/enable
-  for fn in "${functions[@]}"; do
-    kernel[$fn]=$(awk -v p="-$pid\$" -v ev=" $fn: " \
-      '$1 ~ p && /sched_process_exec/ {on = 1; n = 0; next} on && $1 ~ p && index($0, ev) {n++}
-       END {print n + 0}' $tracing/trace)
-  done
   echo > $tracing/trace
   echo "${saved_pid:-}" > $tracing/set_event_pid
   echo "$saved_on" > $tracing/tracing_on
-  echo '-:dprobe_counts/*' >> $tracing/uprobe_events 2>/dev/null ||
-    for fn in "${functions[@]}"; do echo "-:dprobe_counts/$fn" >> $tracing/uprobe_events; done
+  for fn in "${functions[@]}"; do echo "-:dprobe_counts/$fn" >> $tracing/uprobe_events; done
+}
+
+# The hits of FUNCTION in process PID in the trace; with FROM_EXEC 1, only
+# those after its exec (ftrace names the launching shell's earlier events
+# after the program too).
+kernel_hits() {  # FUNCTION PID FROM_EXEC
+  awk -v p="-$2\$" -v ev=" $1: " -v on=$((1 - $3)) \
+    '$1 ~ p && /sched_process_exec/ {on = 1; n = 0; next} on && $1 ~ p && index($0, ev) {n++}
+     END {print n + 0}' $tracing/trace
+}
+
+# The kernel's hits of every function, in one untraced run from its exec.
+declare -A kernel
+kernel_counts() {
+  local fn pid
+  add_kernel_probes || return 1
+  echo 1 > $tracing/events/sched/sched_process_exec/enable
+  echo 1 > $tracing/events/dprobe_counts/enable
+  sh -c "echo \$\$ > $tracing/set_event_pid; exec $program" > /dev/null &
+  pid=$!
+  wait $pid
+  echo 0 > $tracing/events/sched/sched_process_exec/enable
+  for fn in "${functions[@]}"; do kernel[$fn]=$(kernel_hits "$fn" $pid 1); done
+  remove_kernel_probes
 }
 
 # EVENT HITS MISSES lines of the profile, for `dprobe run OPTIONS`.
@@ -127,30 +141,17 @@ wait_for_line() {  # FILE PATTERN
 
 declare -A kernel_attached
 kernel_attach_counts() {
-  local fn saved_pid saved_on dir=$1 pid
-  saved_pid=$(cat $tracing/set_event_pid)
-  saved_on=$(cat $tracing/tracing_on)
-  for fn in "${functions[@]}"; do
-    echo "p:dprobe_counts/$fn $(kernel_place "$fn")" >> $tracing/uprobe_events || return 1
-  done
+  local fn dir=$1 pid
+  add_kernel_probes || return 1
   "$program" wait "$dir/go" > "$dir/out" &
   pid=$!
   wait_for_line "$dir/out" ready || return 1
-  echo > $tracing/trace
   echo "$pid" > $tracing/set_event_pid
-  echo 1 > $tracing/tracing_on
   echo 1 > $tracing/events/dprobe_counts/enable
   touch "$dir/go"
   wait $pid
-  echo 0 > $tracing/events/dprobe_counts/enable
-  for fn in "${functions[@]}"; do
-    kernel_attached[$fn]=$(awk -v p="-$pid\$" -v ev=" $fn: " '$1 ~ p && index($0, ev) {n++}
-      END {print n + 0}' $tracing/trace)
-  done
-  echo > $tracing/trace
-  echo "${saved_pid:-}" > $tracing/set_event_pid
-  echo "$saved_on" > $tracing/tracing_on
-  for fn in "${functions[@]}"; do echo "-:dprobe_counts/$fn" >> $tracing/uprobe_events; done
+  for fn in "${functions[@]}"; do kernel_attached[$fn]=$(kernel_hits "$fn" $pid 0); done
+  remove_kernel_probes
 }
 
 attach_profile() {  # DIR OPTIONS...
