@@ -11,7 +11,7 @@
 #include <span>
 #include <thread>
 
-#include "trace/ring_buffer.h"
+#include "trace/hit/ring_buffer.h"
 #include "trace/shared_memory.h"
 
 namespace dprobe::trace {

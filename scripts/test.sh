@@ -7,8 +7,16 @@
 # and "N passed, N failed"); then every other test. Ends with ctest's
 # summary line. Extra arguments go to ctest, which then runs only what they
 # select, in one go.
+#
+#   scripts/test.sh           the default tier (docs/testing.md): what CI runs
+#   scripts/test.sh --full    also the soaks at full length and the arm64
+#                             guest's integration suites (DPROBE_FULL_TESTS=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --full ]; then
+  shift
+  export DPROBE_FULL_TESTS=1
+fi
 scripts/install-deps.sh
 scripts/build.sh
 if [ $# -gt 0 ]; then

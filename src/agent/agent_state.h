@@ -13,10 +13,10 @@
 #include <optional>
 #include <vector>
 
+#include "core/hit/return_instances.h"
 #include "core/probe_registry.h"
-#include "core/return_instances.h"
 #include "trace/event.h"
-#include "trace/fetch_exec.h"
+#include "trace/hit/fetch_exec.h"
 #include "trace/trace_memory.h"
 
 namespace dprobe::agent {

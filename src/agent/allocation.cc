@@ -11,7 +11,7 @@
 // whatever part of the agent calls.
 #include <cstddef>
 
-#include "agent/thread_trace.h"
+#include "agent/hit/thread_trace.h"
 
 extern "C" {
 void* __real_malloc(size_t size);

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "agent/agent_state.h"
-#include "agent/hit_analysis.h"
+#include "agent/hit/hit_analysis.h"
 #include "agent/ifunc.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/unsafe_code.h"
 #include "trace/event_analysis.h"
-#include "trace/fetch_exec.h"
+#include "trace/hit/fetch_exec.h"
 #include "trace/record.h"
 
 namespace dprobe::agent {

@@ -14,12 +14,12 @@
 
 #include "agent/agent_state.h"
 #include "agent/held_threads.h"
+#include "agent/hit/thread_trace.h"
 #include "agent/jump_optimizer.h"
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/syscall_sites.h"
 #include "agent/thread_census.h"
-#include "agent/thread_trace.h"
 #include "arch/runtime/raw_syscall.h"
 #include "protocol/channel.h"
 

@@ -6,9 +6,9 @@
 #include "agent/agent.h"
 #include "agent/agent_state.h"
 #include "agent/controller.h"
-#include "agent/return_probes.h"
+#include "agent/hit/return_probes.h"
+#include "agent/hit/thread_trace.h"
 #include "agent/syscall_dispatch.h"
-#include "agent/thread_trace.h"
 #include "arch/runtime/raw_syscall.h"
 
 namespace dprobe::agent {

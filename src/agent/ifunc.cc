@@ -3,12 +3,12 @@
 
 #include <span>
 
-#include "agent/thread_trace.h"
+#include "agent/hit/thread_trace.h"
 #include "arch/probe_insn.h"
 #include "arch/runtime/platform.h"
-#include "core/eh_frame_entries.h"
-#include "core/eh_frame_hdr.h"
-#include "core/unwind_objects.h"
+#include "core/hit/eh_frame_entries.h"
+#include "core/hit/eh_frame_hdr.h"
+#include "core/hit/unwind_objects.h"
 
 namespace dprobe::agent {
 namespace {

@@ -28,10 +28,10 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "agent/hit/return_probes.h"
+#include "agent/hit/thread_trace.h"
 #include "agent/kernel_signal.h"
-#include "agent/return_probes.h"
 #include "agent/signals.h"
-#include "agent/thread_trace.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
 

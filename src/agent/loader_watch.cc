@@ -10,10 +10,10 @@
 #include "agent/arming.h"
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
+#include "agent/hit/stack_trace.h"
+#include "agent/hit/thread_trace.h"
 #include "agent/jump_optimizer.h"
 #include "agent/loaded_objects.h"
-#include "agent/stack_trace.h"
-#include "agent/thread_trace.h"
 
 namespace dprobe::agent {
 namespace {

@@ -7,7 +7,7 @@
 #include <cerrno>
 
 #include "agent/agent_state.h"
-#include "agent/hit.h"
+#include "agent/hit/hit.h"
 #include "agent/interpose.h"
 #include "agent/kernel_signal.h"
 #include "agent/signal_action.h"

@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "agent/agent_state.h"
-#include "agent/descriptor_gate.h"
-#include "agent/event_record.h"
+#include "agent/hit/descriptor_gate.h"
+#include "agent/hit/event_record.h"
+#include "agent/hit/syscall_hit.h"
+#include "agent/hit/thread_trace.h"
+#include "agent/hit/vdso.h"
 #include "agent/kernel_signal.h"
 #include "agent/thread_census.h"
-#include "agent/thread_trace.h"
-#include "agent/vdso.h"
 #include "arch/runtime/context.h"
 #include "arch/runtime/platform.h"
 #include "arch/runtime/raw_syscall.h"
@@ -33,54 +34,44 @@ extern "C" char dprobe_site_gadgets[];
 extern "C" char dprobe_site_gadgets_end[];
 
 namespace dprobe::agent {
+
+// What runs at each call (hit/syscall_hit.h), and what the control side
+// shares with it.
+using dispatch::arg;
+using dispatch::Call;
+using dispatch::Filter;
+using dispatch::g_filter;
+using dispatch::g_selectors;
+using dispatch::is_clone_family;
+using dispatch::is_exec;
+using dispatch::is_own_dispatch_request;
+using dispatch::kDispatchOff;
+using dispatch::kDispatchOn;
+using dispatch::keep_agent_descriptors;
+using dispatch::kMaxNr;
+using dispatch::kMaxSelectors;
+using dispatch::kPrSetSyscallUserDispatch;
+using dispatch::kSelectorAllow;
+using dispatch::kSelectorBlock;
+using dispatch::record_enter;
+using dispatch::record_exit;
+using dispatch::refuse_own_dispatch;
+using dispatch::t_selector;
+using dispatch::traced_here;
+
 namespace {
 
-// The kernel's interface (linux/prctl.h, asm-generic/siginfo.h), spelled
-// out: Debian's headers may predate it.
-constexpr long kPrSetSyscallUserDispatch = 59;
-constexpr long kDispatchOff = 0;
-constexpr long kDispatchOn = 1;
-constexpr char kSelectorAllow = 0;
-constexpr char kSelectorBlock = 1;
 constexpr int kSysUserDispatch = 2;  // si_code of the dispatch's SIGSYS
 constexpr int kSysSeccomp = 1;       // si_code of a seccomp filter's
 
-constexpr uint32_t kMaxNr = trace::kSyscallStatsCount;
-
-// ---- The session's events, by number --------------------------------------
-
-// Read by every SIGSYS, written once per session before any thread turns
-// the dispatch on; an older one is never freed (a handler may hold it).
-struct Filter {
-  struct Range {
-    uint16_t begin = 0;
-    uint16_t end = 0;
-  };
-  std::vector<const AgentEvent*> events;  // per number: enter ones, then exit ones
-  std::array<Range, kMaxNr> enter{};
-  std::array<Range, kMaxNr> exit{};
-  std::vector<const AgentEvent*> raw_enter;  // every call's
-  std::vector<const AgentEvent*> raw_exit;
-  bool summary = false;
-
-  std::span<const AgentEvent* const> enter_of(uint32_t nr) const {
-    return nr < kMaxNr ? span_of(enter[nr]) : std::span<const AgentEvent* const>{};
-  }
-  std::span<const AgentEvent* const> exit_of(uint32_t nr) const {
-    return nr < kMaxNr ? span_of(exit[nr]) : std::span<const AgentEvent* const>{};
-  }
-  // Whether a call of `nr` has anything to record after it returns.
-  bool wants_exit(uint32_t nr) const {
-    return summary || !raw_exit.empty() || !exit_of(nr).empty();
-  }
-
- private:
-  std::span<const AgentEvent* const> span_of(Range range) const {
-    return {events.data() + range.begin, static_cast<size_t>(range.end - range.begin)};
-  }
-};
-
-std::atomic<const Filter*> g_filter{nullptr};
+// fork and vfork are x86_64's; arm64 has clone and clone3 only.
+#ifdef SYS_fork
+constexpr int64_t kSysFork = SYS_fork;
+constexpr int64_t kSysVfork = SYS_vfork;
+#else
+constexpr int64_t kSysFork = -1;  // never a system call number
+constexpr int64_t kSysVfork = -1;
+#endif
 
 // ---- The agent's text: the range the kernel lets through -------------------
 
@@ -106,19 +97,11 @@ int find_own_text(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// ---- Selectors: one byte per thread, never freed -------------------------
+// ---- Selectors (syscall_hit.h): their owners ------------------------------
 
-// The kernel reads a thread's selector at each of its system calls for as
-// long as the thread lives, so selectors live in a static array, not in
-// thread-local storage (freed with the thread's stack, and out of reach of
-// stop_syscall_tracing). A slot whose thread has exited is taken again.
-constexpr uint32_t kMaxSelectors = 8192;
-char g_selectors[kMaxSelectors];
 std::atomic<uint32_t> g_selector_owner[kMaxSelectors];  // tid; 0: free
 std::atomic<bool> g_blocking{false};                    // what a new selector starts as
 
-// Slot + 1 of the calling thread; 0 before it has one.
-__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_selector;
 // When this thread's clone (or fork) went to its gadget.
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_clone_start_ns;
 
@@ -239,56 +222,6 @@ int gadget_for(uint64_t back, int64_t key) {
   return -1;
 }
 
-// ---- Recording ----------------------------------------------------------
-
-struct Call {
-  int64_t nr;
-  uint64_t site;  // the address after the syscall instruction
-  // The registers of the call: the handler's copy of a signal's context, or
-  // a trampoline's frame itself (copying it would call memcpy, maybe probed).
-  arch::SavedRegs* regs;
-};
-
-bool traced_here(const ThreadTrace& thread) {
-  return agent_state().recording.load(std::memory_order_relaxed) && !thread.is_agent &&
-         !thread.in_agent && !thread.in_handler;
-}
-
-void record_all(std::span<const AgentEvent* const> events, const Call& call, ThreadTrace& thread) {
-  if (events.empty()) return;
-  AgentState& state = agent_state();
-  if (!state.memory) return;
-  ensure_ring(thread, *state.memory);
-  // The call site, as the ip field: the instruction that made the call.
-  HitInfo hit{call.site - arch::kSyscallInsnBytes, current_cpu(), /*faultless=*/false};
-  for (const AgentEvent* event : events) {
-    record_entry_event(*event, hit, *call.regs, thread, *state.memory);
-  }
-}
-
-void record_enter(const Filter& filter, const Call& call, ThreadTrace& thread) {
-  thread.in_handler = true;
-  record_all(filter.enter_of(static_cast<uint32_t>(call.nr)), call, thread);
-  record_all(filter.raw_enter, call, thread);
-  thread.in_handler = false;
-}
-
-void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elapsed_ns,
-                 ThreadTrace& thread) {
-  call.regs->slot[arch::kSyscallResultSlot] = static_cast<uint64_t>(result);
-  thread.in_handler = true;
-  record_all(filter.exit_of(static_cast<uint32_t>(call.nr)), call, thread);
-  record_all(filter.raw_exit, call, thread);
-  thread.in_handler = false;
-  AgentState& state = agent_state();
-  if (filter.summary && state.memory && call.nr >= 0 && call.nr < kMaxNr) {
-    trace::SyscallStats& stats = state.memory->syscall_stats(static_cast<uint32_t>(call.nr));
-    stats.calls.fetch_add(1, std::memory_order_relaxed);
-    if (arch::raw_failed(result)) stats.errors.fetch_add(1, std::memory_order_relaxed);
-    stats.total_ns.fetch_add(elapsed_ns, std::memory_order_relaxed);
-  }
-}
-
 Call call_of(const siginfo_t& info, const ucontext_t& context, arch::SavedRegs& regs) {
   Call call;
   arch::load_regs(context, regs);
@@ -298,10 +231,6 @@ Call call_of(const siginfo_t& info, const ucontext_t& context, arch::SavedRegs& 
   regs.slot[arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(call.nr);
   regs.slot[arch::kSyscallNrSlot] = static_cast<uint64_t>(call.nr);
   return call;
-}
-
-long arg(const Call& call, int index) {
-  return static_cast<long>(call.regs->slot[arch::kSyscallArgSlots[index]]);
 }
 
 // ---- Calls made elsewhere than in the handler -----------------------------
@@ -353,21 +282,6 @@ long set_context_altstack(const Call& call, ucontext_t& context) {
   return 0;
 }
 
-bool is_exec(int64_t nr) { return nr == SYS_execve || nr == SYS_execveat; }
-
-// fork and vfork are x86_64's; arm64 has clone and clone3 only.
-#ifdef SYS_fork
-constexpr int64_t kSysFork = SYS_fork;
-constexpr int64_t kSysVfork = SYS_vfork;
-#else
-constexpr int64_t kSysFork = -1;  // never a system call number
-constexpr int64_t kSysVfork = -1;
-#endif
-
-bool is_clone_family(int64_t nr) {
-  return nr == SYS_clone || nr == SYS_clone3 || nr == kSysFork || nr == kSysVfork;
-}
-
 // The child's clone flags, read in the child (memory is shared, or copied).
 uint64_t clone_flags(int64_t nr, const arch::SavedRegs& regs) {
   if (nr == SYS_clone) return regs.slot[arch::kSyscallArgSlots[0]];
@@ -378,81 +292,6 @@ uint64_t clone_flags(int64_t nr, const arch::SavedRegs& regs) {
     return flags;
   }
   return 0;
-}
-
-// rt_sigprocmask made for real (from a rewritten site), the held signals
-// left out of what it blocks.
-long block_real_mask(const Call& call) {
-  const long how = arg(call, 0);
-  const auto set = static_cast<uint64_t>(arg(call, 1));
-  if (arg(call, 3) != sizeof(SignalMask)) return -EINVAL;
-  SignalMask asked = 0;
-  if (set != 0 && !arch::safe_read(&asked, set, sizeof(asked))) return -EFAULT;
-  const SignalMask kept = how == SIG_UNBLOCK ? asked : asked & ~kHeld;
-  return arch::raw_syscall(SYS_rt_sigprocmask, how, set != 0 ? arch::raw_arg(&kept) : 0,
-                           arg(call, 2), sizeof(SignalMask));
-}
-
-// A call through a rewritten site, between its enter and exit handlers.
-struct CallInFlight {
-  bool open;
-  bool gated;  // holds the descriptor gate (descriptor_gate.h) until its exit
-  bool traced;
-  bool substituted;  // made by the enter handler: `result` is its result
-  int64_t nr;
-  int64_t result;
-  uint64_t start_ns;
-};
-__attribute__((tls_model("initial-exec"))) thread_local CallInFlight t_call;
-
-char* own_selector() { return t_selector != 0 ? &g_selectors[t_selector - 1] : nullptr; }
-
-// The program's own Syscall User Dispatch would take the thread's SIGSYS
-// from the agent's: refused while the agent traces, and counted for the CLI
-// to say so at the end.
-bool is_own_dispatch_request(const Call& call) {
-  return call.nr == SYS_prctl && arg(call, 0) == kPrSetSyscallUserDispatch;
-}
-
-long refuse_own_dispatch() {
-  AgentState& state = agent_state();
-  if (state.memory) {
-    __atomic_fetch_add(&state.memory->header().dispatch_refused, 1, __ATOMIC_RELAXED);
-  }
-  return -EBUSY;
-}
-
-// The agent's descriptors (arch/runtime/agent_descriptors.h) through the
-// program's raw close, close_range, dup2 and dup3, as the C library's
-// interposers keep them: closing one is EBADF, taking its number moves it
-// away first. Whether the call was one of those, made.
-bool keep_agent_descriptors(const Call& call, long* result) {
-  const arch::AgentDescriptorTable& ours = arch::AgentDescriptorTable::instance();
-  switch (call.nr) {
-    case SYS_close:
-      if (ours.holding(static_cast<int>(arg(call, 0))) == nullptr) return false;
-      *result = -EBADF;
-      return true;
-    case SYS_close_range: {
-      const long flags = arg(call, 2);
-      *result = ours.close_range_around(
-          static_cast<unsigned>(arg(call, 0)), static_cast<unsigned>(arg(call, 1)),
-          [flags](unsigned from, unsigned to) {
-            return arch::raw_syscall(SYS_close_range, from, to, flags);
-          });
-      return true;
-    }
-#ifdef SYS_dup2
-    case SYS_dup2:
-#endif
-    case SYS_dup3:
-      if (arch::AgentDescriptor* held = ours.holding(static_cast<int>(arg(call, 1)))) {
-        held->move_away();
-      }
-      return false;
-    default:
-      return false;
-  }
 }
 
 // The program's call being made for it by the dispatch on this thread:
@@ -700,104 +539,6 @@ std::vector<uint64_t> take_queued_sites() {
 
 }  // namespace dprobe::agent
 
-// Called by a rewritten system call site's trampoline just before its
-// syscall, with the registers of the call. The call then runs from the
-// site's gadget in the agent's text (or from the trampoline, with this
-// thread's selector at "allow"); rt_sigreturn, the clone family and exec
-// run from the trampoline with it at "block", so that their syscall comes
-// to the dispatch, which knows how to make them. Which of the two is said
-// in the frame's target slot (rcx: the syscall overwrites it).
-extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_enter(
-    dprobe::arch::SavedRegs* regs, const dprobe::arch::SyscallLinks* links) noexcept {
-  using namespace dprobe::agent;
-  regs->slot[dprobe::arch::kSyscallTargetSlot] = links->plain;
-  const uint64_t syscall_address = links->site;
-  const auto nr = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallNrSlot]);
-  char* selector = own_selector();
-  const bool dispatch_makes_it = nr == SYS_rt_sigreturn || is_clone_family(nr) || is_exec(nr);
-  // Off on this thread: nothing to see.
-  if (selector == nullptr) return;
-  if (*selector != kSelectorBlock) {
-    // Let through: a handler of the program interrupted a call made from a
-    // site, whose exit is still to come. This call is made with no exit
-    // call (from the second gadget, where there is one), so that exit
-    // stays the outer call's.
-    if (!dispatch_makes_it && links->returned != 0) {
-      regs->slot[dprobe::arch::kSyscallTargetSlot] = links->returned;
-    }
-    return;
-  }
-  if (dispatch_makes_it) return;
-  ThreadTrace& thread = current_thread();
-  const Filter* filter = g_filter.load(std::memory_order_acquire);
-  Call call;
-  call.nr = nr;
-  call.site = syscall_address + dprobe::arch::kSyscallInsnBytes;
-  call.regs = regs;  // its orig_ax slot is the frame's own, never restored
-  // The trampoline left orig_ax and the other fixed slots unwritten.
-  dprobe::arch::fill_fixed_slots(*regs);
-  regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(nr);
-  const bool traced = filter != nullptr && traced_here(thread);
-  if (traced) record_enter(*filter, call, thread);
-  const bool timed = traced && filter->wants_exit(static_cast<uint32_t>(nr));
-  // An exit that never came (a handler left by siglongjmp): its gate goes.
-  if (t_call.open && t_call.gated) leave_program_open();
-  t_call = {true, false, traced, false, nr, 0, timed ? monotonic_ns() : 0};
-  long made = 0;
-  if (nr == SYS_rt_sigprocmask) {
-    made = block_real_mask(call);
-    t_call.substituted = true;
-  } else if (is_own_dispatch_request(call)) {
-    made = refuse_own_dispatch();
-    t_call.substituted = true;
-  } else {
-    t_call.substituted = keep_agent_descriptors(call, &made);
-  }
-  if (t_call.substituted) {
-    t_call.result = made;
-    regs->slot[dprobe::arch::kSyscallNrSlot] = SYS_getppid;  // the syscall, made harmless
-  } else if (takes_descriptor(nr)) {
-    enter_program_open();
-    t_call.gated = true;
-  }
-  if (!timed && !t_call.substituted && !t_call.gated && links->returned != 0) {
-    // Nothing for exit to do: the call is made from the site's second
-    // gadget, which goes straight back. Inside the dispatch's range the
-    // selector is not read: it stays at "block".
-    t_call.open = false;
-    regs->slot[dprobe::arch::kSyscallTargetSlot] = links->returned;
-    return;
-  }
-  *selector = kSelectorAllow;
-  regs->slot[dprobe::arch::kSyscallTargetSlot] = links->dispatched;
-}
-
-// Called by the trampoline just after the syscall, with its result in ax.
-extern "C" __attribute__((visibility("hidden"))) void dprobe_syscall_exit(
-    dprobe::arch::SavedRegs* regs, const dprobe::arch::SyscallLinks* links) noexcept {
-  using namespace dprobe::agent;
-  const uint64_t syscall_address = links->site;
-  if (!t_call.open) return;  // made by the dispatch, or by a new thread's first return
-  t_call.open = false;
-  if (t_call.gated) leave_program_open();
-  // Blocking again even once the session is over: the next call turns
-  // the dispatch off on this thread (stop_syscall_tracing).
-  if (char* selector = own_selector()) *selector = kSelectorBlock;
-  if (t_call.substituted)
-    regs->slot[dprobe::arch::kSyscallResultSlot] = static_cast<uint64_t>(t_call.result);
-  const Filter* filter = g_filter.load(std::memory_order_acquire);
-  if (!t_call.traced || filter == nullptr) return;
-  Call call;
-  call.nr = t_call.nr;
-  call.site = syscall_address + dprobe::arch::kSyscallInsnBytes;
-  call.regs = regs;
-  dprobe::arch::fill_fixed_slots(*regs);
-  regs->slot[dprobe::arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(t_call.nr);
-  const auto result = static_cast<int64_t>(regs->slot[dprobe::arch::kSyscallResultSlot]);
-  const uint64_t elapsed = t_call.start_ns != 0 ? monotonic_ns() - t_call.start_ns : 0;
-  record_exit(*filter, call, result, elapsed, current_thread());
-}
-
 namespace dprobe::agent {
 namespace {
 
@@ -813,9 +554,9 @@ uint64_t trampoline_pc_of(uint64_t pc) noexcept {
     if (pc <= begin || pc > end) return pc;
     const uint64_t gadgets =
         begin + (pc - begin - 1) / arch::kSyscallGadgetBytes * arch::kSyscallGadgetBytes;
-    constexpr uint64_t kFirstWayBack = 8;  // after `syscall; jmp *0(%rip)`
     uint64_t back = 0;
-    __builtin_memcpy(&back, reinterpret_cast<const void*>(gadgets + kFirstWayBack), sizeof(back));
+    __builtin_memcpy(&back, reinterpret_cast<const void*>(gadgets + arch::kSyscallGadgetWayBack),
+                     sizeof(back));
     return back;
   }
 }

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "agent/descriptor_gate.h"
+#include "agent/hit/descriptor_gate.h"
 #include "agent/interrupted_places.h"
 #include "arch/probe_insn.h"
 #include "arch/runtime/context.h"

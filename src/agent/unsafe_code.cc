@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "agent/hit/vdso.h"
 #include "agent/loaded_objects.h"
 #include "agent/signals.h"
-#include "agent/vdso.h"
 #include "arch/runtime/platform.h"
 
 namespace dprobe::agent {

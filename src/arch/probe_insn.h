@@ -64,6 +64,7 @@ inline constexpr size_t kSyscallTrampolineBytes = x86_64::kSyscallTrampolineSize
 using SyscallLinks = x86_64::SyscallLinks;
 inline constexpr uint16_t kSyscallTargetSlot = x86_64::kCx;
 inline constexpr size_t kSyscallGadgetBytes = x86_64::kSyscallGadgetSize;
+inline constexpr size_t kSyscallGadgetWayBack = x86_64::kSyscallGadgetWayBack;
 
 // A decoded, classified probed instruction.
 struct ProbeInsn {
@@ -122,6 +123,7 @@ struct SyscallLinks {  // as x86_64's (arch/x86_64/optimize.h), never made here
 };
 inline constexpr uint16_t kSyscallTargetSlot = 16;  // never used: no trampoline
 inline constexpr size_t kSyscallGadgetBytes = 0;
+inline constexpr size_t kSyscallGadgetWayBack = 0;
 
 using ProbeInsn = arm64::ProbeInsn;
 inline constexpr size_t kMaxInsnBytes = arm64::kInsnBytes;

@@ -9,7 +9,7 @@
 #include "lang/event_filter.h"
 #include "lang/hist_trigger.h"
 #include "trace/event_analysis.h"
-#include "trace/hist_table.h"
+#include "trace/hit/hist_table.h"
 #include "trace/record_fields.h"
 
 namespace dprobe::cli {

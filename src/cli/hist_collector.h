@@ -20,7 +20,7 @@
 
 #include "lang/definition_set.h"
 #include "trace/hist_spec.h"
-#include "trace/hist_table.h"
+#include "trace/hit/hist_table.h"
 #include "trace/symbolizer.h"
 #include "trace/trace_memory.h"
 

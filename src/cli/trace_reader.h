@@ -18,7 +18,7 @@
 
 #include "trace/event.h"
 #include "trace/formatter.h"
-#include "trace/ring_buffer.h"
+#include "trace/hit/ring_buffer.h"
 #include "trace/trace_file.h"
 #include "trace/trace_memory.h"
 

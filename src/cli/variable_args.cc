@@ -4,7 +4,7 @@
 #include "lang/fetch_arg.h"
 #include "lang/limits.h"
 #include "lang/variable_path.h"
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 
 namespace dprobe::cli {
 namespace {

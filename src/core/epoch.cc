@@ -14,12 +14,6 @@ namespace {
 // Every domain and every fork of one gets a serial no thread has cached.
 std::atomic<uint64_t> g_next_serial{1};
 
-// Raw: a probe on libc's gettid() must not be hit from inside a hit.
-uint32_t kernel_thread_id() noexcept {
-  return static_cast<uint32_t>(arch::raw_syscall(SYS_gettid));
-}
-std::atomic<EpochDomain::ThreadIdSource> g_thread_ids{kernel_thread_id};
-
 uint64_t parity_count(uint64_t counts, uint32_t parity) {
   return (counts >> (32 * parity)) & 0xffffffffu;
 }
@@ -27,25 +21,6 @@ uint64_t parity_count(uint64_t counts, uint32_t parity) {
 }  // namespace
 
 EpochDomain::EpochDomain() : serial_(g_next_serial.fetch_add(1)) {}
-
-void EpochDomain::set_thread_id_source(ThreadIdSource source) noexcept {
-  g_thread_ids.store(source, std::memory_order_release);
-}
-
-ReaderSlot* EpochDomain::claim_slot() noexcept {
-  const uint32_t tid = g_thread_ids.load(std::memory_order_acquire)();
-  ReaderSlot* slot = &shared_;
-  for (ReaderSlot& candidate : slots_) {
-    uint32_t free = 0;
-    if (candidate.owner.load(std::memory_order_relaxed) == 0 &&
-        candidate.owner.compare_exchange_strong(free, tid)) {
-      slot = &candidate;
-      break;
-    }
-  }
-  t_epoch_cache = {serial_.load(std::memory_order_relaxed), slot};
-  return slot;
-}
 
 bool EpochDomain::use_process_barrier() noexcept {
   const bool registered = !arch::raw_failed(

@@ -29,9 +29,9 @@
 
 #include "base/result.h"
 #include "core/epoch.h"
+#include "core/hit/probe_table.h"
 #include "core/probe.h"
 #include "core/probe_point.h"
-#include "core/probe_table.h"
 #include "core/slot_allocator.h"
 #include "core/text_patcher.h"
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "trace/event_filter.h"
+#include "trace/hit/event_filter.h"
 #include "trace/record_fields.h"
 
 namespace dprobe::lang {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "lang/filter_predicate.h"
-#include "trace/event_filter.h"
+#include "trace/hit/event_filter.h"
 
 namespace dprobe::lang::filter {
 

@@ -19,7 +19,7 @@
 #include "base/result.h"
 #include "lang/event_filter.h"
 #include "lang/filter_syntax.h"
-#include "trace/event_filter.h"
+#include "trace/hit/event_filter.h"
 #include "trace/record_fields.h"
 
 namespace dprobe::lang::filter {

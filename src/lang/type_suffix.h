@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "lang/parse_fault.h"
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 
 namespace dprobe::lang {
 

@@ -17,7 +17,7 @@
 
 #include "core/probe_point.h"
 #include "trace/fetch.h"
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 
 namespace dprobe::trace {
 

@@ -16,9 +16,9 @@
 #include <memory>
 #include <vector>
 
-#include "trace/event_filter.h"
 #include "trace/hist_spec.h"
-#include "trace/hist_table.h"
+#include "trace/hit/event_filter.h"
+#include "trace/hit/hist_table.h"
 
 namespace dprobe::trace {
 

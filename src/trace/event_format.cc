@@ -6,7 +6,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 #include "trace/record.h"
 
 namespace dprobe::trace {

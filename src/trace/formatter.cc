@@ -10,7 +10,7 @@
 #include <optional>
 #include <string_view>
 
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 #include "trace/json.h"
 #include "trace/record.h"
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "trace/hist_spec.h"
-#include "trace/hist_table.h"
+#include "trace/hit/hist_table.h"
 #include "trace/symbolizer.h"
 
 namespace dprobe::trace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 #include "trace/record.h"
 
 namespace dprobe::trace {

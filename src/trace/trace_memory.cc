@@ -5,7 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "trace/ring_buffer.h"
+#include "trace/hit/ring_buffer.h"
 
 namespace dprobe::trace {
 namespace {

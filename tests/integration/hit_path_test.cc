@@ -1,18 +1,23 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// An optimized probe's trampoline saves the general registers and flags,
-// never the x87/SSE/AVX state (x86_64) or the FP/SIMD/SVE state (arm64):
-// the probed function's floating-point and vector arguments live there.
-// So no function on the hit path may touch that state, nor call the C
-// library's memcpy/memset (which use it; the agent has its own). The
-// agents as built (this host's, and the arm64 cross build's when there is
-// one) are disassembled and their hit-path functions are read.
+// The hit path (base/hit_path.h): every function an optimized hit, a
+// return hit or a rewritten system call site may run carries
+// DPROBE_HIT_PATH, which puts it in the section `dprobe_hit`. An optimized
+// probe's trampoline saves the general registers and flags, never the
+// x87/SSE/AVX state (x86_64) or the FP/SIMD/SVE state (arm64): the probed
+// function's floating-point and vector arguments live there. So nothing in
+// that section may touch that state, nor call the C library's memcpy or
+// memset (which use it; the agent has its own), nor call or jump out of
+// the section: whatever it calls runs on the hit path too, and must carry
+// the marker. The agents as built (this host's, and the arm64 cross
+// build's when there is one) are disassembled and their section is read.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,62 +26,14 @@
 namespace dprobe::integration {
 namespace {
 
-// Functions an optimized hit (entry or return) may run, by name.
-constexpr std::array kHitPath = {
-    "dprobe_optimized_hit",
-    "on_probe_hit",
-    "run_handlers",
-    "record_entry_event",
-    "count_misses",
-    "hijack_return",
-    "dprobe_return_hit",
-    "drop_stale",
-    "sweep_zombies",
-    "admitted_handlers",
-    "fetch_entry_args",
-    // The return-address hijack (arch/runtime/return_stubs.h).
-    "entry_frame",
-    "read_return_address",
-    "replace_return_address",
-    "frame_returns_to",
-    "complete_return_regs",
-    "record_return",
-    "run_return_events",
-    "ensure_ring",
-    "refresh_ring",
-    "claim_slot",
-    "count_record_miss",
-    "signal_stack_of",
-    "monotonic_ns",
-    "current_cpu",  // and current_cpu_from_vdso
-    "store_event_args",
-    "RingWriter",
-    "ProbeTable::find",
-    "ReturnInstancePool::acquire",
-    "ReturnInstancePool::release",
-    // A rewritten system call site's trampoline (syscall_dispatch.h).
-    "dprobe_syscall_enter",
-    "dprobe_syscall_exit",
-    "record_enter",
-    "record_exit",
-    "block_real_mask",
-    "enter_program_open",
-    "leave_program_open",
-    "takes_descriptor",
-    // An event's analysis (--filter, --trigger, --stacktrace).
-    "analyze_hit",
-    "store_stack",
-    "add_to_hists",
-    "filter_matches",
-    "filter_glob_match",
-    "hist_update",
-    "hist_field_value",
-    "capture_user_stack",
-    "unwind_stack",
-    // The agent's own (agent/memory_functions.cc), which the compiler calls.
-    "memset",
-    "memcpy",
-    "memmove",
+// Where a hit enters the agent with the general registers alone saved: an
+// optimized probe's trampoline calls dprobe_optimized_hit, a return stub
+// jumps to dprobe_return_common, which calls dprobe_return_hit, and a
+// rewritten system call site's trampoline calls the other two. (A
+// breakpoint's hit comes in a signal frame, which holds the whole state.)
+constexpr std::array kEntryPoints = {
+    "dprobe_optimized_hit", "dprobe_return_common", "dprobe_return_hit",
+    "dprobe_syscall_enter", "dprobe_syscall_exit",
 };
 
 std::string agent_library() {
@@ -96,71 +53,148 @@ std::string disassembly(const std::string& objdump, const std::string& path) {
   return text;
 }
 
-bool on_hit_path(const std::string& function) {
-  for (const char* name : kHitPath) {
-    if (function.find(name) != std::string::npos) return true;
-  }
-  return false;
-}
-
-struct Offences {
-  size_t functions = 0;  // hit-path functions found
-  std::vector<std::string> lines;
+struct Instruction {
+  std::string function;
+  uint64_t address = 0;
+  std::string text;
 };
 
-Offences hit_path_offences(const std::string& text, const std::regex& forbidden) {
+// The section's instructions and its functions, from objdump's listing.
+struct HitSection {
+  std::vector<Instruction> code;
+  std::set<std::string> functions;
+  uint64_t begin = ~0ull;
+  uint64_t end = 0;
+
+  bool holds(uint64_t address) const { return address >= begin && address < end; }
+  bool has_function(const std::string& name) const {
+    for (const std::string& function : functions) {
+      if (function == name || function.rfind(name + "(", 0) == 0 ||
+          function.find("::" + name + "(") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+HitSection hit_section(const std::string& listing) {
+  const std::regex section(R"(^Disassembly of section (\S+):$)");
   const std::regex header(R"(^[0-9a-f]+ <(.*)>:$)");
-  Offences found;
-  std::string current;
-  bool watched = false;
+  const std::regex instruction(R"(^\s*([0-9a-f]+):\s*(.*)$)");
+  HitSection found;
+  bool inside = false;
+  std::string function;
   size_t begin = 0;
-  while (begin < text.size()) {
-    const size_t end = std::min(text.find('\n', begin), text.size());
-    const std::string line = text.substr(begin, end - begin);
+  while (begin < listing.size()) {
+    const size_t end = std::min(listing.find('\n', begin), listing.size());
+    const std::string line = listing.substr(begin, end - begin);
     begin = end + 1;
     std::smatch match;
-    if (std::regex_match(line, match, header)) {
-      current = match[1];
-      watched = on_hit_path(current);
-      found.functions += watched ? 1 : 0;
+    if (std::regex_match(line, match, section)) {
+      inside = match[1] == "dprobe_hit";
+    } else if (!inside) {
       continue;
+    } else if (std::regex_match(line, match, header)) {
+      function = match[1];
+      found.functions.insert(function);
+    } else if (std::regex_match(line, match, instruction)) {
+      const uint64_t address = std::stoull(match[1], nullptr, 16);
+      found.code.push_back({function, address, match[2]});
+      found.begin = std::min(found.begin, address);
+      found.end = std::max(found.end, address + 1);
     }
-    if (watched && std::regex_search(line, forbidden)) found.lines.push_back(current + ": " + line);
   }
+  // The last instruction's bytes: a branch may not target them, none does.
   return found;
 }
 
+// Instructions of the section that match `forbidden`.
+std::vector<std::string> touching(const HitSection& hit, const std::regex& forbidden) {
+  std::vector<std::string> lines;
+  for (const Instruction& insn : hit.code) {
+    if (std::regex_search(insn.text, forbidden)) lines.push_back(insn.function + ": " + insn.text);
+  }
+  return lines;
+}
+
+// Direct calls and jumps whose target is outside the section, and calls
+// through the GOT (an external function, whatever its name).
+std::vector<std::string> leaving(const HitSection& hit, const std::regex& branch,
+                                 const std::regex& through_got) {
+  std::vector<std::string> lines;
+  for (const Instruction& insn : hit.code) {
+    std::smatch match;
+    const bool out = std::regex_search(insn.text, match, branch) &&
+                     !hit.holds(std::stoull(match[1], nullptr, 16));
+    if (out || std::regex_search(insn.text, through_got)) {
+      lines.push_back(insn.function + ": " + insn.text);
+    }
+  }
+  return lines;
+}
+
+void expect_entry_points(const HitSection& hit) {
+  for (const char* entry : kEntryPoints) {
+    EXPECT_TRUE(hit.has_function(entry)) << entry << " is not in the section dprobe_hit";
+  }
+}
+
 #if defined(__x86_64__)
-TEST(HitPath, TouchesNoVectorOrX87StateAndCallsNoLibcCopy) {
-  const std::string text = disassembly("objdump", agent_library());
-  if (text.empty()) GTEST_SKIP() << "needs objdump";
-  const std::regex forbidden(
-      R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms|<(memcpy|memset|memmove)@plt>)");
-  const Offences found = hit_path_offences(text, forbidden);
-  EXPECT_GE(found.functions, 15u) << "the hit path's functions were not found by name";
-  EXPECT_THAT(found.lines, ::testing::IsEmpty());
+TEST(HitPath, TouchesNoVectorOrX87StateAndNeverLeavesItsSection) {
+  const std::string listing = disassembly("objdump", agent_library());
+  if (listing.empty()) GTEST_SKIP() << "needs objdump";
+  const HitSection hit = hit_section(listing);
+  ASSERT_FALSE(hit.code.empty()) << "no section dprobe_hit in " << agent_library();
+  expect_entry_points(hit);
+  const std::regex fp_state(
+      R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms)");
+  EXPECT_THAT(touching(hit, fp_state), ::testing::IsEmpty());
+  const std::regex branch(R"(^(?:bnd |notrack )?(?:call|jmp|j[a-z]+)\s+([0-9a-f]+) <)");
+  const std::regex through_got(R"(^(?:call|jmp)\s+\*0x[0-9a-f]+\(%rip\))");
+  EXPECT_THAT(leaving(hit, branch, through_got), ::testing::IsEmpty());
+}
+
+// The checks see what they look for: the rest of the agent has vector
+// code and calls out of the section's range.
+TEST(HitPath, ThePatternsFindWhatTheyForbid) {
+  const std::regex branch(R"(^(?:bnd |notrack )?(?:call|jmp|j[a-z]+)\s+([0-9a-f]+) <)");
+  HitSection hit;
+  hit.begin = 0x1000;
+  hit.end = 0x2000;
+  hit.code = {{"f", 0x1000, "call   3000 <memcpy@plt>"},
+              {"f", 0x1005, "jne    1800 <f+0x800>"},
+              {"f", 0x100b, "call   *0x2fe2(%rip)        # 3ff8 <malloc@GLIBC_2.2.5>"}};
+  const std::regex through_got(R"(^(?:call|jmp)\s+\*0x[0-9a-f]+\(%rip\))");
+  EXPECT_THAT(leaving(hit, branch, through_got),
+              ::testing::ElementsAre("f: call   3000 <memcpy@plt>",
+                                     "f: call   *0x2fe2(%rip)        # 3ff8 <malloc@GLIBC_2.2.5>"));
 }
 #endif
 
 // The arm64 agent: no FP/SIMD or SVE register (q, v, d, s, h, b, z, p as
-// operands), no FPSR/FPCR, no call into the C library's copies.
-TEST(HitPath, Arm64AgentTouchesNoFpSimdStateAndCallsNoLibcCopy) {
+// operands), no FPSR/FPCR, no branch out of the section.
+TEST(HitPath, Arm64AgentTouchesNoFpSimdStateAndNeverLeavesItsSection) {
   const std::string agent = DPROBE_ARM64_AGENT;
   if (std::FILE* f = std::fopen(agent.c_str(), "rb")) {
     std::fclose(f);
   } else {
     GTEST_SKIP() << "no arm64 cross build at " << agent;
   }
-  const std::string text = disassembly("aarch64-linux-gnu-objdump", agent);
-  if (text.empty()) GTEST_SKIP() << "needs aarch64-linux-gnu-objdump";
-  const std::regex forbidden(
-      R"([\s,\[{][qvdshbzp]([0-9]|[12][0-9]|3[01])(\.[0-9a-z]+)?(\[[0-9]+\])?(/[zm])?(,|\]|\}|$)|fpsr|fpcr|<(memcpy|memset|memmove)@plt>)");
-  const Offences found = hit_path_offences(text, forbidden);
-  EXPECT_GE(found.functions, 15u) << "the hit path's functions were not found by name";
-  EXPECT_THAT(found.lines, ::testing::IsEmpty());
+  const std::string listing = disassembly("aarch64-linux-gnu-objdump", agent);
+  if (listing.empty()) GTEST_SKIP() << "needs aarch64-linux-gnu-objdump";
+  const HitSection hit = hit_section(listing);
+  ASSERT_FALSE(hit.code.empty()) << "no section dprobe_hit in " << agent;
+  expect_entry_points(hit);
+  const std::regex fp_state(
+      R"([\s,\[{][qvdshbzp]([0-9]|[12][0-9]|3[01])(\.[0-9a-z]+)?(\[[0-9]+\])?(/[zm])?(,|\]|\}|$)|fpsr|fpcr)");
+  EXPECT_THAT(touching(hit, fp_state), ::testing::IsEmpty());
+  const std::regex branch(R"(^(?:bl|b|b\.[a-z]+|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([0-9a-f]+) <)");
+  const std::regex never(R"($^)");
+  EXPECT_THAT(leaving(hit, branch, never), ::testing::IsEmpty());
   // The pattern does see vector registers: the rest of the agent has some.
-  EXPECT_NE(text.find("\tstp\tq"), std::string::npos);
-  EXPECT_TRUE(std::regex_search(std::string("\tstp\tq0, q1, [sp, #32]"), forbidden));
+  EXPECT_NE(listing.find("\tstp\tq"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(std::string("\tstp\tq0, q1, [sp, #32]"), fp_state));
 }
 
 }  // namespace

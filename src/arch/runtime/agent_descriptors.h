@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "arch/runtime/raw_syscall.h"
+#include "base/hit_path.h"
 
 namespace dprobe::arch {
 
@@ -44,35 +45,15 @@ inline int agent_descriptor_floor(uint64_t soft) noexcept {
 }
 
 // A close-on-exec copy of `fd` at `floor` or above, -1 if none.
-inline int duplicate_from(int fd, uint64_t floor) noexcept {
-  const long copy = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, static_cast<long>(floor));
-  return raw_failed(copy) ? -1 : static_cast<int>(copy);
-}
+int duplicate_from(int fd, uint64_t floor) noexcept;
 
 // A high close-on-exec copy of `fd`. Best above the soft RLIMIT_NOFILE,
 // where no open(), dup2() or loop to sysconf(_SC_OPEN_MAX) of the
 // program can reach: the soft limit is raised by a few for the one
 // fcntl (when the hard limit allows) and put back at once. Else just
-// under it; else anywhere. -1 if no number is free.
-inline int duplicate_high(int fd) noexcept {
-  struct rlimit limit {};
-  if (raw_failed(raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, raw_arg(&limit)))) {
-    return duplicate_from(fd, 3);
-  }
-  constexpr uint64_t kRoom = 16;
-  if (limit.rlim_cur < (1u << 16) && limit.rlim_max >= limit.rlim_cur + kRoom) {
-    struct rlimit raised = limit;
-    raised.rlim_cur = limit.rlim_cur + kRoom;
-    if (!raw_failed(raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, raw_arg(&raised), 0))) {
-      const int above = duplicate_from(fd, limit.rlim_cur);
-      raw_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, raw_arg(&limit), 0);
-      if (above >= 0) return above;
-    }
-  }
-  const int below =
-      duplicate_from(fd, static_cast<uint64_t>(agent_descriptor_floor(limit.rlim_cur)));
-  return below >= 0 ? below : duplicate_from(fd, 3);
-}
+// under it; else anywhere. -1 if no number is free. (The hit path's: a
+// program's dup2 over an agent's descriptor, in arch/runtime/hit/.)
+int duplicate_high(int fd) noexcept;
 
 // duplicate_high, and `fd` itself closed (also on failure).
 inline int move_high(int fd) noexcept {
@@ -88,20 +69,21 @@ class AgentDescriptor;
 class AgentDescriptorTable {
  public:
   static constexpr int kSlots = 16;
-  static AgentDescriptorTable& instance() noexcept {
+  DPROBE_HIT_PATH static AgentDescriptorTable& instance() noexcept {
     static AgentDescriptorTable table;  // constant-initialized: no guard, no allocation
     return table;
   }
   // The descriptor that holds number `fd`, or nullptr.
-  inline AgentDescriptor* holding(int fd) const noexcept;
+  AgentDescriptor* holding(int fd) const noexcept;
   // The lowest number it holds in [first, last], or -1.
-  inline int lowest_in(unsigned first, unsigned last) const noexcept;
+  int lowest_in(unsigned first, unsigned last) const noexcept;
   // close_range over [first, last] but the agent's numbers in it:
   // close_gap(from, to) over each stretch between them, stopping at the
   // first that does not return 0 (first > last goes to close_gap as is,
   // for the kernel's EINVAL).
   template <typename CloseGap>
-  auto close_range_around(unsigned first, unsigned last, CloseGap close_gap) const noexcept {
+  DPROBE_HIT_PATH auto close_range_around(unsigned first, unsigned last,
+                                          CloseGap close_gap) const noexcept {
     if (first > last) return close_gap(first, last);
     unsigned from = first;
     while (true) {
@@ -167,18 +149,11 @@ class AgentDescriptor {
     if (raw_failed(raw_syscall(SYS_fstat, fd, raw_arg(&st)))) return false;
     return st.st_dev == dev_ && st.st_ino == ino_;
   }
-  int fd() const noexcept { return fd_.load(std::memory_order_acquire); }
+  DPROBE_HIT_PATH int fd() const noexcept { return fd_.load(std::memory_order_acquire); }
   // The program asks for this very number (dup2 onto it): the agent's
   // file moves to another high number first, and the old one is the
   // program's to take.
-  bool move_away() noexcept {
-    const int fd = fd_.load(std::memory_order_acquire);
-    if (fd < 0) return true;
-    const int other = duplicate_high(fd);
-    if (other < 0) return false;
-    fd_.store(other, std::memory_order_release);
-    return true;
-  }
+  bool move_away() noexcept;
   // Closes it, if the number is still ours.
   void close() noexcept {
     const int fd = fd_.load(std::memory_order_acquire);
@@ -198,26 +173,6 @@ class AgentDescriptor {
   uint64_t dev_ = 0;
   uint64_t ino_ = 0;
 };
-
-AgentDescriptor* AgentDescriptorTable::holding(int fd) const noexcept {
-  if (fd < 0) return nullptr;
-  for (const auto& slot : slots_) {
-    AgentDescriptor* descriptor = slot.load(std::memory_order_acquire);
-    if (descriptor != nullptr && descriptor->fd() == fd) return descriptor;
-  }
-  return nullptr;
-}
-
-int AgentDescriptorTable::lowest_in(unsigned first, unsigned last) const noexcept {
-  int lowest = -1;
-  for (const auto& slot : slots_) {
-    const AgentDescriptor* descriptor = slot.load(std::memory_order_acquire);
-    const int fd = descriptor != nullptr ? descriptor->fd() : -1;
-    if (fd < 0 || static_cast<unsigned>(fd) < first || static_cast<unsigned>(fd) > last) continue;
-    if (lowest < 0 || fd < lowest) lowest = fd;
-  }
-  return lowest;
-}
 
 }  // namespace dprobe::arch
 

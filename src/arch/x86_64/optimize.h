@@ -181,6 +181,9 @@ struct SyscallLinks {
 };
 inline constexpr size_t kSyscallLinksOffset = kSyscallTrampolineSize - sizeof(SyscallLinks);
 inline constexpr size_t kSyscallGadgetSize = 32;
+// Where the first gadget keeps its way back into the trampoline (the exit
+// call): after `syscall` (2 bytes) and `jmp *0(%rip)` (6), the address.
+inline constexpr size_t kSyscallGadgetWayBack = 8;
 
 // Into `out` (kSyscallTrampolineSize bytes): the copies, then the two
 // calls around the call (made by `jmp *%rcx`), each saving and restoring

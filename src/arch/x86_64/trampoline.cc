@@ -478,9 +478,9 @@ Result<size_t, std::string> write_syscall_trampoline(const OptimizePlan& plan,
   e.put_le(spec.gadget != 0 ? spec.gadget + kSecondGadget : 0, 8);
   if (spec.gadget != 0) {
     Emitter g(gadget);
-    g.put({0x0f, 0x05});  // syscall
-    far_jump(g, exit_at);
-    g.put({0x0f, 0x05});  // syscall
+    g.put({0x0f, 0x05});   // syscall
+    far_jump(g, exit_at);  // its address at kSyscallGadgetWayBack, which the agent reads
+    g.put({0x0f, 0x05});   // syscall
     far_jump(g, plan.address + plan.displaced_length);
   }
   return e.pos();

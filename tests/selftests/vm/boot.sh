@@ -11,7 +11,8 @@
 #
 #   --timeout  the guest is killed after this long, and that fails (900)
 #   --cases    run only these cases in the guest
-#   --no-unit  leave out the unit tests (arm64 runs them beside the cases)
+#   --no-unit  leave out the unit tests (arm64 runs them beside the cases;
+#              its integration suites only with DPROBE_FULL_TESTS=1)
 #   --append   more kernel command-line arguments (e.g. loglevel=7)
 #   -v         show the console while the guest runs
 #
@@ -60,8 +61,10 @@ case "$arch" in
     qemu_args=(-M virt -accel tcg -cpu max,pauth-impdef=on)
     console=ttyAMA0
     # The engine's own test suites are x86_64's: the other unit tests run
-    # in the guest, beside the cases.
-    unit=--unit
+    # in the guest, beside the cases; the integration suites (the longest
+    # part under emulation) in the full tier only (DPROBE_FULL_TESTS=1).
+    unit=--unit-no-integration
+    [ "${DPROBE_FULL_TESTS:-0}" = 0 ] || unit=--unit
     [ "$no_unit" = 0 ] || unit= ;;
   *) echo "boot.sh: unknown architecture '$arch' (x86_64 or arm64)" >&2; exit 2 ;;
 esac

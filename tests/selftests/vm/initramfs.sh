@@ -3,7 +3,7 @@
 #
 # Builds the initramfs (a gzip'ed newc cpio) a selftest guest boots:
 #
-#   initramfs.sh BUILD_DIR BUSYBOX OUT.cpio.gz [--unit]
+#   initramfs.sh BUILD_DIR BUSYBOX OUT.cpio.gz [--unit | --unit-no-integration]
 #
 #   /init                          tests/selftests/vm/init
 #   /bin/busybox                   static; /init makes its applet links
@@ -79,8 +79,11 @@ fi
 for program in "$build"/tests/programs/*; do
   if is_elf "$program" && [ -x "$program" ]; then add_elf "$program" "$root/opt/dprobe/tests/programs" keep; fi
 done
-if [ "$with_unit" = --unit ]; then
+if [ "$with_unit" = --unit ] || [ "$with_unit" = --unit-no-integration ]; then
   for unit in "$build"/tests/*_test; do
+    # The integration suites, the longest under emulation, are the full
+    # tier's (DPROBE_FULL_TESTS=1, scripts/test.sh --full).
+    case "$with_unit:$(basename "$unit")" in --unit-no-integration:integration*) continue ;; esac
     if is_elf "$unit"; then add_elf "$unit" "$root/opt/dprobe/unit"; fi
   done
   # The unit tests name their data by the absolute paths of the build

@@ -18,9 +18,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
 
 namespace dprobe::agent {
@@ -203,13 +207,30 @@ TEST_F(Census, AThreadInVforkKeepsEveryRangeFromBeingClear) {
 std::atomic<uint64_t> g_interrupted_pc{0};
 std::atomic<bool> g_handler_may_return{false};
 std::atomic<bool> g_handler_spins{false};
+// The waiting handler blocks in read() on this pipe until a byte comes: it
+// never wakes by itself (a periodic sleep would leave it runnable, and so
+// asked, whenever a busy machine is slow to run it).
+int g_release[2] = {-1, -1};
 
 void on_usr1_wait(int, siginfo_t*, void* context) {
   const auto& interrupted = static_cast<ucontext_t*>(context)->uc_mcontext;
   g_interrupted_pc.store(static_cast<uint64_t>(interrupted.gregs[REG_RIP]));
-  while (!g_handler_may_return.load()) {
-    if (!g_handler_spins.load()) std::this_thread::sleep_for(1ms);
+  if (!g_handler_spins.load()) {
+    char byte;
+    while (::read(g_release[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    return;
   }
+  while (!g_handler_may_return.load()) {
+  }
+}
+
+// Whether thread `tid` of this process sleeps in the kernel (state S).
+bool sleeping(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'S';
 }
 
 class CensusOfHandlers : public Census {
@@ -236,7 +257,10 @@ class CensusOfHandlers : public Census {
     g_handler_spins.store(spins);
     std::atomic<bool> spinning{false};
     std::atomic<bool> stop{false};
+    std::atomic<pid_t> worker_tid{0};
+    ASSERT_EQ(::pipe(g_release), 0);
     std::thread worker([&] {
+      worker_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
       spinning.store(true);
       while (!stop.load(std::memory_order_relaxed)) {
       }
@@ -250,7 +274,10 @@ class CensusOfHandlers : public Census {
     }
     const uint64_t pc = g_interrupted_pc.load();
     ASSERT_NE(pc, 0u);
-    std::this_thread::sleep_for(20ms);  // into its wait
+    // Into its wait: seen asleep (however long a busy machine takes).
+    while (!spins && !sleeping(worker_tid.load()) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
     const auto inside = clear_threads({elsewhere(), around(pc)});
     ASSERT_TRUE(inside) << inside.error();
     EXPECT_EQ(*inside, (std::vector<bool>{true, false}));
@@ -260,8 +287,11 @@ class CensusOfHandlers : public Census {
       EXPECT_EQ(g_questions.load(), 0) << "a thread seen waiting in a handler is not asked";
     }
     g_handler_may_return.store(true);
+    ASSERT_EQ(::write(g_release[1], "x", 1), 1);
     stop.store(true);
     worker.join();
+    ::close(g_release[0]);
+    ::close(g_release[1]);
     const auto after = clear_threads({elsewhere(), around(pc)});
     ASSERT_TRUE(after) << after.error();
     EXPECT_EQ(*after, (std::vector<bool>{true, true}));

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/hit/ring_buffer.h"
 #include "trace/record.h"
-#include "trace/ring_buffer.h"
 #include "trace/trace_memory.h"
 
 namespace dprobe::cli {

@@ -3,7 +3,7 @@
 // The trap handler's address -> probe table: every stored address found,
 // every other address a miss, including clusters of addresses that all hash
 // to one bucket, and address 0 (the empty marker) never found.
-#include "core/probe_table.h"
+#include "core/hit/probe_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
-#include "core/return_instances.h"
+#include "core/hit/return_instances.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 // tables for the CFI a compiler rarely writes (PLT expressions, signal
 // frames, the return stub's rules); garbage stacks and pcs; the objects
 // table and the cache of rules, under concurrent readers.
-#include "core/stack_unwind.h"
+#include "core/hit/stack_unwind.h"
 
 #include <execinfo.h>
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "arch/runtime/safe_memory.h"
-#include "core/unwind_objects.h"
+#include "core/hit/unwind_objects.h"
 #include "unit/core/eh_image.h"
 
 namespace dprobe::core {

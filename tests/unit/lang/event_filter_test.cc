@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "trace/event.h"
-#include "trace/event_filter.h"
+#include "trace/hit/event_filter.h"
 #include "trace/record.h"
 #include "trace/record_fields.h"
 

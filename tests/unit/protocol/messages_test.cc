@@ -28,7 +28,7 @@
 #include "trace/event.h"
 #include "trace/event_analysis.h"
 #include "trace/fetch.h"
-#include "trace/fetch_type.h"
+#include "trace/hit/fetch_type.h"
 
 namespace dprobe::protocol {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/event_filter.h"
+#include "trace/hit/event_filter.h"
 #include "trace/record.h"
 #include "trace/record_fields.h"
 

@@ -3,7 +3,7 @@
 // The fetch interpreter end to end: definitions compiled by the language,
 // run against a fake register frame and a fake memory, checked in the
 // record bytes and in the trace line the formatter prints from them.
-#include "trace/fetch_exec.h"
+#include "trace/hit/fetch_exec.h"
 
 #include <gtest/gtest.h>
 

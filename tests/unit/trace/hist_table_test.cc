@@ -1,5 +1,5 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
-#include "trace/hist_table.h"
+#include "trace/hit/hist_table.h"
 
 #include <gtest/gtest.h>
 

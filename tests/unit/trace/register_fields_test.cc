@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lang/definition.h"
-#include "trace/fetch_exec.h"
+#include "trace/hit/fetch_exec.h"
 
 namespace dprobe::trace {
 namespace {

@@ -1,5 +1,5 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
-#include "trace/ring_buffer.h"
+#include "trace/hit/ring_buffer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

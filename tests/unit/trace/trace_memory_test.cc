@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "trace/ring_buffer.h"
+#include "trace/hit/ring_buffer.h"
 #include "trace/shared_memory.h"
 
 namespace dprobe::trace {

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "arch/runtime/return_stubs.h"
+#include "base/hit_path.h"
 
 namespace dprobe::arch {
 namespace {
@@ -35,14 +36,16 @@ void ReturnStubs::write_stub(uint8_t* stub, uint32_t index, uint64_t begin, uint
 
 // The call is known by the stack pointer at entry, which is also the one
 // its caller has back after the return.
-uint64_t entry_frame(const SavedRegs& regs) noexcept { return regs.slot[arm64::kSp]; }
+DPROBE_HIT_PATH uint64_t entry_frame(const SavedRegs& regs) noexcept {
+  return regs.slot[arm64::kSp];
+}
 
-bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept {
+DPROBE_HIT_PATH bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept {
   address = regs.slot[arm64::kLr];
   return true;
 }
 
-bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
+DPROBE_HIT_PATH bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
   regs.slot[arm64::kLr] = stub;
   return true;
 }
@@ -50,13 +53,14 @@ bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
 // Where the callee keeps x30 once its prologue ran is its own business:
 // whether the frame still returns to the stub cannot be read, so a frame
 // is taken to be there until its stub is returned through.
-bool frame_returns_to(uint64_t, uint64_t) noexcept { return true; }
+DPROBE_HIT_PATH bool frame_returns_to(uint64_t, uint64_t) noexcept { return true; }
 
 // dprobe_return_common saves x0..x30 in the frame's first slots and leaves
 // room for sp, pc and pstate before its vector registers
 // (return_trampoline_arm64.S).
 static_assert(sizeof(SavedRegs) == 272);
-void complete_return_regs(SavedRegs& regs, uint64_t frame, uint64_t caller) noexcept {
+DPROBE_HIT_PATH void complete_return_regs(SavedRegs& regs, uint64_t frame,
+                                          uint64_t caller) noexcept {
   regs.slot[arm64::kLr] = caller;  // as the function's own ret leaves it
   regs.slot[arm64::kSp] = frame;
   regs.slot[arm64::kPc] = caller;

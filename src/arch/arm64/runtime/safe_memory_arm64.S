@@ -10,7 +10,7 @@
  * Unaligned word loads are fine on Linux user memory; a word straddling a
  * bad page faults, which the whole copy would anyway.
  */
-	.text
+	.section dprobe_hit, "ax", %progbits  /* the hit path (base/hit_path.h) */
 /*
  * int dprobe_safe_copy(uint64_t dst, uint64_t src, size_t size)
  *   x0 = dst, x1 = src, x2 = size; returns 1, or 0 on a fault.

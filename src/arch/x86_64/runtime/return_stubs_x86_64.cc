@@ -14,6 +14,7 @@
 
 #include "arch/runtime/return_stubs.h"
 #include "arch/runtime/safe_memory.h"
+#include "base/hit_path.h"
 
 namespace dprobe::arch {
 
@@ -33,17 +34,19 @@ void ReturnStubs::write_stub(uint8_t* stub, uint32_t index, uint64_t stub_begin,
 
 // At entry the return address is the word at the stack pointer, where
 // `call` pushed it.
-uint64_t entry_frame(const SavedRegs& regs) noexcept { return regs.slot[x86_64::kSp]; }
+DPROBE_HIT_PATH uint64_t entry_frame(const SavedRegs& regs) noexcept {
+  return regs.slot[x86_64::kSp];
+}
 
-bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept {
+DPROBE_HIT_PATH bool read_return_address(const SavedRegs& regs, uint64_t& address) noexcept {
   return safe_read(&address, entry_frame(regs), 8);
 }
 
-bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
+DPROBE_HIT_PATH bool replace_return_address(SavedRegs& regs, uint64_t stub) noexcept {
   return safe_write(entry_frame(regs), &stub, 8);
 }
 
-bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept {
+DPROBE_HIT_PATH bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept {
   uint64_t in_slot = 0;
   return safe_read(&in_slot, frame, 8) && in_slot == stub;
 }
@@ -51,7 +54,8 @@ bool frame_returns_to(uint64_t frame, uint64_t stub) noexcept {
 // dprobe_return_common builds the frame below the return slot, which holds
 // the stub's index at frame + 200 (return_trampoline_x86_64.S).
 static_assert(sizeof(SavedRegs) == 200);
-void complete_return_regs(SavedRegs& regs, uint64_t frame, uint64_t caller) noexcept {
+DPROBE_HIT_PATH void complete_return_regs(SavedRegs& regs, uint64_t frame,
+                                          uint64_t caller) noexcept {
   using namespace x86_64;
   regs.slot[kSp] = frame + 8;  // as after the function's own ret
   regs.slot[kIp] = caller;

@@ -22,7 +22,7 @@
 #endif
 
 	.intel_syntax noprefix
-	.text
+	.section dprobe_hit, "ax", @progbits  /* the hit path (base/hit_path.h) */
 
 /*
  * int dprobe_safe_copy(uint64_t dst, uint64_t src, size_t size)
