@@ -164,7 +164,7 @@ Outcome trace_command(const RunOptions& options, std::ostream& terminal) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const int output_error = finish_trace(*trace, options.trace, errors);
-  // What the table cannot hold, said under it (README, "What run sees").
+  // What the table cannot hold, said under it (docs/usage.md, "`run`").
   if (options.trace.session.syscall_summary) errors << kLoaderCallsUnseen;
   outcome.status = with_output_error(outcome.status, output_error);
   return outcome;

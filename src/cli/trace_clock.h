@@ -50,7 +50,7 @@ class TraceClock {
   uint64_t now_ns() const;
 
   // The clocksource whose counter hits may read, or nullopt (for tests and
-  // the README's notes: "tsc", "arch_sys_counter", "kvm-clock").
+  // docs/output.md, "Timestamps": "tsc", "arch_sys_counter", "kvm-clock").
   static std::optional<std::string> cycle_clocksource();
 
  private:
