@@ -26,14 +26,17 @@
 namespace dprobe::integration {
 namespace {
 
-// Where a hit enters the agent with the general registers alone saved: an
-// optimized probe's trampoline calls dprobe_optimized_hit, a return stub
-// jumps to dprobe_return_common, which calls dprobe_return_hit, and a
-// rewritten system call site's trampoline calls the other two. (A
-// breakpoint's hit comes in a signal frame, which holds the whole state.)
+// Where a hit enters the agent's C++ code with the general registers alone
+// saved: an optimized probe's trampoline calls dprobe_optimized_hit, the
+// return trampoline (which saves the return value's registers itself)
+// dprobe_return_hit, and a rewritten system call site's trampoline the
+// other two. (A breakpoint's hit comes in a signal frame, which holds the
+// whole state.)
 constexpr std::array kEntryPoints = {
-    "dprobe_optimized_hit", "dprobe_return_common", "dprobe_return_hit",
-    "dprobe_syscall_enter", "dprobe_syscall_exit",
+    "dprobe_optimized_hit",
+    "dprobe_return_hit",
+    "dprobe_syscall_enter",
+    "dprobe_syscall_exit",
 };
 
 std::string agent_library() {

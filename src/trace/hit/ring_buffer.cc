@@ -17,7 +17,9 @@ DPROBE_HIT_PATH RingFault RingBuffer::check(const void* mem, size_t bytes,
   if (reinterpret_cast<uintptr_t>(mem) % alignof(RingControl) != 0) return RingFault::kMisaligned;
   if (bytes < ring_bytes_for(kMinRingDataBytes)) return RingFault::kTooSmall;
   data_bytes = bytes - kRingControlBytes;
-  if (!std::has_single_bit(data_bytes)) return RingFault::kNotPowerOfTwo;
+  // Not std::has_single_bit: without a popcount instruction (arm64's
+  // baseline) it is a call into libgcc.
+  if ((data_bytes & (data_bytes - 1)) != 0) return RingFault::kNotPowerOfTwo;
   return RingFault::kNone;
 }
 

@@ -9,7 +9,7 @@
  * everything and branches there with x30 set to it, as the function's own
  * `ret` would have left the registers. */
 
-  .section dprobe_hit, "ax", %progbits  /* the hit path (base/hit_path.h) */
+  .text
   .p2align 4
   .globl dprobe_return_common
   .hidden dprobe_return_common

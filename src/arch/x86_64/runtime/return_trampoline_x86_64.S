@@ -17,7 +17,7 @@
  * floating point, as for an optimized entry, whose trampoline saves no
  * vector register either (tests/integration/hit_path_test.cc checks both). */
 
-  .section dprobe_hit, "ax", @progbits  /* the hit path (base/hit_path.h) */
+  .text
   .p2align 4
   .globl dprobe_return_common
   .hidden dprobe_return_common
