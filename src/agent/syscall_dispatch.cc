@@ -53,6 +53,8 @@ using dispatch::kMaxSelectors;
 using dispatch::kPrSetSyscallUserDispatch;
 using dispatch::kSelectorAllow;
 using dispatch::kSelectorBlock;
+using dispatch::kSysFork;
+using dispatch::kSysVfork;
 using dispatch::record_enter;
 using dispatch::record_exit;
 using dispatch::refuse_own_dispatch;
@@ -63,15 +65,6 @@ namespace {
 
 constexpr int kSysUserDispatch = 2;  // si_code of the dispatch's SIGSYS
 constexpr int kSysSeccomp = 1;       // si_code of a seccomp filter's
-
-// fork and vfork are x86_64's; arm64 has clone and clone3 only.
-#ifdef SYS_fork
-constexpr int64_t kSysFork = SYS_fork;
-constexpr int64_t kSysVfork = SYS_vfork;
-#else
-constexpr int64_t kSysFork = -1;  // never a system call number
-constexpr int64_t kSysVfork = -1;
-#endif
 
 // ---- The agent's text: the range the kernel lets through -------------------
 

@@ -143,40 +143,63 @@ void expect_entry_points(const HitSection& hit) {
   }
 }
 
+// What an ISA's listing says: FP/SIMD state, a direct branch (its target
+// captured), a call through the GOT.
+struct IsaPatterns {
+  std::regex fp_state;
+  std::regex branch;
+  std::regex through_got;
+};
+
+const IsaPatterns kX86_64{
+    std::regex(R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms)"),
+    std::regex(R"(^(?:bnd |notrack )?(?:call|jmp|j[a-z]+)\s+([0-9a-f]+) <)"),
+    std::regex(R"(^(?:call|jmp)\s+\*0x[0-9a-f]+\(%rip\))"),
+};
+
+// q, v, d, s, h, b, z, p registers as operands, FPSR, FPCR; arm64 calls
+// through the GOT by register, which a disassembly cannot follow.
+const IsaPatterns kArm64{
+    std::regex(
+        R"([\s,\[{][qvdshbzp]([0-9]|[12][0-9]|3[01])(\.[0-9a-z]+)?(\[[0-9]+\])?(/[zm])?(,|\]|\}|$)|fpsr|fpcr)"),
+    std::regex(R"(^(?:bl|b|b\.[a-z]+|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([0-9a-f]+) <)"),
+    std::regex(R"($^)"),
+};
+
+// Every rule of the section, on an agent's listing.
+void expect_hit_path_rules(const std::string& listing, const IsaPatterns& isa,
+                           const std::string& agent) {
+  const HitSection hit = hit_section(listing);
+  ASSERT_FALSE(hit.code.empty()) << "no section dprobe_hit in " << agent;
+  expect_entry_points(hit);
+  EXPECT_THAT(touching(hit, isa.fp_state), ::testing::IsEmpty());
+  EXPECT_THAT(leaving(hit, isa.branch, isa.through_got), ::testing::IsEmpty());
+}
+
 #if defined(__x86_64__)
 TEST(HitPath, TouchesNoVectorOrX87StateAndNeverLeavesItsSection) {
   const std::string listing = disassembly("objdump", agent_library());
   if (listing.empty()) GTEST_SKIP() << "needs objdump";
-  const HitSection hit = hit_section(listing);
-  ASSERT_FALSE(hit.code.empty()) << "no section dprobe_hit in " << agent_library();
-  expect_entry_points(hit);
-  const std::regex fp_state(
-      R"(%[xyz]mm|%st|%mm[0-7]|%k[0-7]|xsave|fxsave|fxrstor|xrstor|mxcsr|emms)");
-  EXPECT_THAT(touching(hit, fp_state), ::testing::IsEmpty());
-  const std::regex branch(R"(^(?:bnd |notrack )?(?:call|jmp|j[a-z]+)\s+([0-9a-f]+) <)");
-  const std::regex through_got(R"(^(?:call|jmp)\s+\*0x[0-9a-f]+\(%rip\))");
-  EXPECT_THAT(leaving(hit, branch, through_got), ::testing::IsEmpty());
+  expect_hit_path_rules(listing, kX86_64, agent_library());
 }
 
-// The checks see what they look for: the rest of the agent has vector
-// code and calls out of the section's range.
+// The checks see what they look for.
 TEST(HitPath, ThePatternsFindWhatTheyForbid) {
-  const std::regex branch(R"(^(?:bnd |notrack )?(?:call|jmp|j[a-z]+)\s+([0-9a-f]+) <)");
   HitSection hit;
   hit.begin = 0x1000;
   hit.end = 0x2000;
   hit.code = {{"f", 0x1000, "call   3000 <memcpy@plt>"},
               {"f", 0x1005, "jne    1800 <f+0x800>"},
-              {"f", 0x100b, "call   *0x2fe2(%rip)        # 3ff8 <malloc@GLIBC_2.2.5>"}};
-  const std::regex through_got(R"(^(?:call|jmp)\s+\*0x[0-9a-f]+\(%rip\))");
-  EXPECT_THAT(leaving(hit, branch, through_got),
+              {"f", 0x100b, "call   *0x2fe2(%rip)        # 3ff8 <malloc@GLIBC_2.2.5>"},
+              {"f", 0x1011, "movaps %xmm0,-0x10(%rsp)"}};
+  EXPECT_THAT(leaving(hit, kX86_64.branch, kX86_64.through_got),
               ::testing::ElementsAre("f: call   3000 <memcpy@plt>",
                                      "f: call   *0x2fe2(%rip)        # 3ff8 <malloc@GLIBC_2.2.5>"));
+  EXPECT_THAT(touching(hit, kX86_64.fp_state),
+              ::testing::ElementsAre("f: movaps %xmm0,-0x10(%rsp)"));
 }
 #endif
 
-// The arm64 agent: no FP/SIMD or SVE register (q, v, d, s, h, b, z, p as
-// operands), no FPSR/FPCR, no branch out of the section.
 TEST(HitPath, Arm64AgentTouchesNoFpSimdStateAndNeverLeavesItsSection) {
   const std::string agent = DPROBE_ARM64_AGENT;
   if (std::FILE* f = std::fopen(agent.c_str(), "rb")) {
@@ -186,18 +209,10 @@ TEST(HitPath, Arm64AgentTouchesNoFpSimdStateAndNeverLeavesItsSection) {
   }
   const std::string listing = disassembly("aarch64-linux-gnu-objdump", agent);
   if (listing.empty()) GTEST_SKIP() << "needs aarch64-linux-gnu-objdump";
-  const HitSection hit = hit_section(listing);
-  ASSERT_FALSE(hit.code.empty()) << "no section dprobe_hit in " << agent;
-  expect_entry_points(hit);
-  const std::regex fp_state(
-      R"([\s,\[{][qvdshbzp]([0-9]|[12][0-9]|3[01])(\.[0-9a-z]+)?(\[[0-9]+\])?(/[zm])?(,|\]|\}|$)|fpsr|fpcr)");
-  EXPECT_THAT(touching(hit, fp_state), ::testing::IsEmpty());
-  const std::regex branch(R"(^(?:bl|b|b\.[a-z]+|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([0-9a-f]+) <)");
-  const std::regex never(R"($^)");
-  EXPECT_THAT(leaving(hit, branch, never), ::testing::IsEmpty());
+  expect_hit_path_rules(listing, kArm64, agent);
   // The pattern does see vector registers: the rest of the agent has some.
   EXPECT_NE(listing.find("\tstp\tq"), std::string::npos);
-  EXPECT_TRUE(std::regex_search(std::string("\tstp\tq0, q1, [sp, #32]"), fp_state));
+  EXPECT_TRUE(std::regex_search(std::string("\tstp\tq0, q1, [sp, #32]"), kArm64.fp_state));
 }
 
 }  // namespace

@@ -20,15 +20,6 @@ std::atomic<const Filter*> g_filter{nullptr};
 char g_selectors[kMaxSelectors];
 __attribute__((tls_model("initial-exec"))) thread_local uint32_t t_selector;
 
-// fork and vfork are x86_64's; arm64 has clone and clone3 only.
-#ifdef SYS_fork
-constexpr int64_t kSysFork = SYS_fork;
-constexpr int64_t kSysVfork = SYS_vfork;
-#else
-constexpr int64_t kSysFork = -1;  // never a system call number
-constexpr int64_t kSysVfork = -1;
-#endif
-
 DPROBE_HIT_PATH bool is_exec(int64_t nr) { return nr == SYS_execve || nr == SYS_execveat; }
 
 DPROBE_HIT_PATH bool is_clone_family(int64_t nr) {

@@ -10,6 +10,8 @@
 #ifndef DPROBE_AGENT_HIT_SYSCALL_HIT_H_
 #define DPROBE_AGENT_HIT_SYSCALL_HIT_H_
 
+#include <sys/syscall.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -33,6 +35,15 @@ inline constexpr char kSelectorAllow = 0;
 inline constexpr char kSelectorBlock = 1;
 
 inline constexpr uint32_t kMaxNr = trace::kSyscallStatsCount;
+
+// fork and vfork are x86_64's; arm64 has clone and clone3 only.
+#ifdef SYS_fork
+inline constexpr int64_t kSysFork = SYS_fork;
+inline constexpr int64_t kSysVfork = SYS_vfork;
+#else
+inline constexpr int64_t kSysFork = -1;  // never a system call number
+inline constexpr int64_t kSysVfork = -1;
+#endif
 
 // The session's events, by number. Read at every call, written once per
 // session before any thread turns the dispatch on; an older one is never
