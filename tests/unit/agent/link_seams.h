@@ -1,0 +1,14 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The stand-ins of link_seams.cc that tests look at.
+#ifndef DPROBE_TESTS_UNIT_AGENT_LINK_SEAMS_H_
+#define DPROBE_TESTS_UNIT_AGENT_LINK_SEAMS_H_
+
+namespace dprobe::agent::test {
+
+// What dispatch_restorer() returns in the tests.
+void* dispatch_restorer_stand_in() noexcept;
+
+}  // namespace dprobe::agent::test
+
+#endif  // DPROBE_TESTS_UNIT_AGENT_LINK_SEAMS_H_
