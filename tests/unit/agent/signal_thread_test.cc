@@ -146,6 +146,8 @@ TEST(SignalThread, UnblockedAKeptSignalIsSentAgainWithItsInfo) {
   action.sa_sigaction = on_bus;
   action.sa_flags = SA_SIGINFO;
   ASSERT_EQ(::sigaction(SIGBUS, &action, &saved), 0);
+  g_bus_code.store(0);
+  g_bus_address.store(0);
   on_a_thread_of_its_own([] {
     set_view(kBus);
     ucontext_t context = delivered(0);
