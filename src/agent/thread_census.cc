@@ -22,21 +22,8 @@ namespace dprobe::agent {
 namespace {
 
 using Ranges = std::vector<core::DisplacedRange>;
-constexpr size_t kNowhere = SIZE_MAX;
+constexpr size_t kNowhere = kInNoRange;
 constexpr size_t kClear = SIZE_MAX - 1;  // answered: outside every range, or moved out
-
-// The range whose bytes past its first, or whose slot, hold `pc`.
-// `waiting`: the pc of a thread in a system call, which a restart would
-// take back to the syscall instruction before it.
-size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t count,
-                     bool waiting = false) {
-  for (size_t i = 0; i < count; ++i) {
-    const core::DisplacedRange& r = ranges[i];
-    if ((pc > r.begin && pc < r.end) || (pc >= r.slot && pc < r.slot_end)) return i;
-    if (waiting && r.restarts_at_end && pc == r.end) return i;
-  }
-  return kNowhere;
-}
 
 uint64_t own_stack_pointer() { return reinterpret_cast<uint64_t>(__builtin_frame_address(0)); }
 
@@ -66,18 +53,32 @@ std::optional<std::string> read_proc(const std::string& path) {
   return std::string(buffer, static_cast<size_t>(n));
 }
 
-struct Sighting {
-  enum Kind { kGone, kStopped, kOnCore } kind = kGone;
-  uint64_t pc = 0;            // kStopped: the user pc the thread goes back to
-  uint64_t sp = 0;            // kStopped: its stack pointer there
-  bool lends_memory = false;  // kStopped in vfork: see vforking()
-};
+}  // namespace
 
-// Whether a thread stopped in system call `nr` with first argument `arg`
-// waits in vfork (or clone, clone3 with CLONE_VFORK): its child runs this
-// process's code, in this memory, until it execs or exits, and is another
-// process, so no census of threads sees it; the wait ends when it does.
-bool vforking(long nr, uint64_t arg) {
+size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t count, bool waiting) {
+  for (size_t i = 0; i < count; ++i) {
+    const core::DisplacedRange& r = ranges[i];
+    if ((pc > r.begin && pc < r.end) || (pc >= r.slot && pc < r.slot_end)) return i;
+    if (waiting && r.restarts_at_end && pc == r.end) return i;
+  }
+  return kNowhere;
+}
+
+TaskSyscall parse_task_syscall(const std::string& text) {
+  if (text.empty()) return {};
+  const size_t last = text.find_last_of(' ');
+  if (text.rfind("running", 0) == 0 || last == std::string::npos) return {TaskSyscall::kOnCore};
+  const size_t before_last = text.find_last_of(' ', last - 1);
+  if (before_last == std::string::npos) return {TaskSyscall::kOnCore};
+  char* end = nullptr;
+  const long nr = std::strtol(text.c_str(), &end, 10);
+  const uint64_t arg = nr >= 0 ? std::strtoull(end, nullptr, 16) : 0;
+  return {TaskSyscall::kStopped, nr, arg,
+          std::strtoull(text.c_str() + before_last + 1, nullptr, 16),
+          std::strtoull(text.c_str() + last + 1, nullptr, 16)};
+}
+
+bool waits_in_vfork(long nr, uint64_t arg) {
 #ifdef SYS_vfork
   if (nr == SYS_vfork) return true;
 #endif
@@ -87,23 +88,23 @@ bool vforking(long nr, uint64_t arg) {
          (flags & CLONE_VFORK) != 0;
 }
 
-// "nr arg1..arg6 sp pc" in a system call, "-1 sp pc" stopped outside one,
-// "running" on a core (the kernel cannot say where then).
+namespace {
+
+struct Sighting {
+  enum Kind { kGone, kStopped, kOnCore } kind = kGone;
+  uint64_t pc = 0;            // kStopped: the user pc the thread goes back to
+  uint64_t sp = 0;            // kStopped: its stack pointer there
+  bool lends_memory = false;  // kStopped in vfork: see waits_in_vfork()
+};
+
 Sighting look_at(uint32_t tid) {
   const std::optional<std::string> read =
       read_proc("/proc/self/task/" + std::to_string(tid) + "/syscall");
   if (!read) return {Sighting::kOnCore};  // not looked at: to be asked
-  const std::string& text = *read;
-  if (text.empty()) return {};
-  const size_t last = text.find_last_of(' ');
-  if (text.rfind("running", 0) == 0 || last == std::string::npos) return {Sighting::kOnCore};
-  const size_t before_last = text.find_last_of(' ', last - 1);
-  if (before_last == std::string::npos) return {Sighting::kOnCore};
-  char* end = nullptr;
-  const long nr = std::strtol(text.c_str(), &end, 10);
-  const uint64_t arg = nr >= 0 ? std::strtoull(end, nullptr, 16) : 0;
-  return {Sighting::kStopped, std::strtoull(text.c_str() + last + 1, nullptr, 16),
-          std::strtoull(text.c_str() + before_last + 1, nullptr, 16), nr >= 0 && vforking(nr, arg)};
+  const TaskSyscall seen = parse_task_syscall(*read);
+  if (seen.kind == TaskSyscall::kGone) return {};
+  if (seen.kind == TaskSyscall::kOnCore) return {Sighting::kOnCore};
+  return {Sighting::kStopped, seen.pc, seen.sp, seen.nr >= 0 && waits_in_vfork(seen.nr, seen.arg)};
 }
 
 // ---- Asking: a tagged SIGSEGV, answered by the handler --------------------------

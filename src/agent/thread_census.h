@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <ucontext.h>
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -92,6 +93,36 @@ std::optional<std::vector<arch::InterruptedPlace>> hidden_return_places();
 // In the agent's signal handler: whether the signal is a question of the
 // census (then it is answered, and is not the program's).
 bool answer_question(int sig, const siginfo_t* info, ucontext_t& context);
+
+// ---- The census's reading of what it sees, apart from the seeing ----------
+
+// What /proc/self/task/TID/syscall says: "nr arg1..arg6 sp pc" (hex but
+// nr) for a thread in a system call, "-1 sp pc" for one stopped outside
+// one, "running" for one on a core (the kernel cannot say where then);
+// nothing once the thread is gone.
+struct TaskSyscall {
+  enum Kind { kGone, kStopped, kOnCore } kind = kGone;
+  long nr = -1;      // kStopped: the system call, -1 outside one
+  uint64_t arg = 0;  // its first argument (vfork's flags)
+  uint64_t sp = 0;   // where the thread goes back to: its stack pointer
+  uint64_t pc = 0;   // and pc
+};
+TaskSyscall parse_task_syscall(const std::string& text);
+
+// The first of `ranges` whose bytes past its first, or whose slot, hold
+// `pc`; kInNoRange when none does. `waiting`: the pc of a thread in a
+// system call, which a restart would take back to the syscall instruction
+// before it (a range that ends with one holds its end then).
+constexpr size_t kInNoRange = SIZE_MAX;
+size_t range_holding(uint64_t pc, const core::DisplacedRange* ranges, size_t count,
+                     bool waiting = false);
+
+// Whether a thread stopped in system call `nr` with first argument `arg`
+// waits in vfork (or clone, clone3 with CLONE_VFORK): its child runs this
+// process's code, in this memory, until it execs or exits, and is another
+// process, so no census of threads sees it; the wait ends when it does.
+// clone3's flags are read from its struct clone_args at `arg`.
+bool waits_in_vfork(long nr, uint64_t arg);
 
 }  // namespace dprobe::agent
 
