@@ -6,7 +6,7 @@
 // and a hold whose thread is gone (cancelled in the call; the parent's, in
 // a forked child) is let go. The gate is the process's: every test leaves
 // it open.
-#include "agent/descriptor_gate.h"
+#include "agent/hit/descriptor_gate.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "agent/thread_trace.h"
+#include "agent/hit/thread_trace.h"
 
 namespace dprobe::agent {
 namespace {

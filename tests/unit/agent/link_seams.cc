@@ -10,8 +10,8 @@
 
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
-#include "agent/thread_trace.h"
-#include "agent/vdso.h"
+#include "agent/hit/thread_trace.h"
+#include "agent/hit/vdso.h"
 
 namespace dprobe::agent {
 

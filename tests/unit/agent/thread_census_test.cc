@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/descriptor_gate.h"
+#include "agent/hit/descriptor_gate.h"
 #include "arch/probe_insn.h"
 #include "arch/runtime/raw_syscall.h"
 #include "unit/agent/gone_thread.h"
