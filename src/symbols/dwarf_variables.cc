@@ -372,7 +372,7 @@ struct Walk {
   std::optional<Dwarf_Die> type;
 };
 
-Result<void, VariableError> follow_member(Walk& walk, const AccessStep& step, int index,
+Result<void, VariableError> follow_member(Walk& walk, const PathStep& step, int index,
                                           bool through_pointer) {
   std::optional<Dwarf_Die> record = peeled(walk.type);
   if (through_pointer) record = peeled(type_of(&*record));
@@ -400,7 +400,7 @@ Result<void, VariableError> follow_member(Walk& walk, const AccessStep& step, in
   return {};
 }
 
-Result<void, VariableError> follow_index(Walk& walk, const AccessStep& step, int index) {
+Result<void, VariableError> follow_index(Walk& walk, const PathStep& step, int index) {
   std::optional<Dwarf_Die> bare = peeled(walk.type);
   const int tag = bare ? dwarf_tag(&*bare) : 0;
   std::optional<Dwarf_Die> element;
@@ -451,24 +451,24 @@ Result<void, VariableError> through_references(Walk& walk, int index) {
   return error(ErrorKind::kUnsupported, index, "references to references");
 }
 
-Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index) {
+Result<void, VariableError> follow(Walk& walk, const PathStep& step, int index) {
   std::optional<Dwarf_Die> bare = peeled(walk.type);
   const int tag = bare ? dwarf_tag(&*bare) : 0;
   const bool pointer = tag == DW_TAG_pointer_type;
   switch (step.kind) {
-    case AccessStep::kArrow:
+    case PathStep::kArrow:
       if (!pointer && is_record(tag)) {
         return error(ErrorKind::kNeedArrow, index,
                      type_name(walk.type) + " is not a pointer: its members are reached with '.'");
       }
       return follow_member(walk, step, index, /*through_pointer=*/true);
-    case AccessStep::kDot:
+    case PathStep::kDot:
       if (pointer) {
         return error(ErrorKind::kNeedArrow, index,
                      type_name(walk.type) + " is a pointer: its members are reached with '->'");
       }
       return follow_member(walk, step, index, /*through_pointer=*/false);
-    case AccessStep::kIndex:
+    case PathStep::kIndex:
       return follow_index(walk, step, index);
   }
   return {};
@@ -488,19 +488,18 @@ std::vector<std::string> names_in_scope(const Scopes& scopes) {
 }  // namespace
 
 Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64_t address,
-                                                   const VariableQuery& query) {
+                                                   const VariablePath& path) {
   auto scopes = scopes_at(info.dwarf(), address);
   if (!scopes) {
     return error(ErrorKind::kNoScope, -1, "no function in the debug information holds the address");
   }
-  auto variable = find_in_scopes(*scopes, query.name);
+  auto variable = find_in_scopes(*scopes, path.name);
   if (!variable) {
-    VariableError failure{ErrorKind::kNotFound, -1,
-                          "no variable '" + query.name + "' in scope here",
+    VariableError failure{ErrorKind::kNotFound, -1, "no variable '" + path.name + "' in scope here",
                           names_in_scope(*scopes)};
     return unexpected(std::move(failure));
   }
-  auto place = locate(info, *variable, scopes->subprogram, address, query.name);
+  auto place = locate(info, *variable, scopes->subprogram, address, path.name);
   if (!place) return unexpected(place.error());
   Walk walk;
   walk.fetch.base = place->base;
@@ -515,9 +514,9 @@ Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64
   if (auto referred = through_references(walk, -1); !referred) {
     return unexpected(referred.error());
   }
-  for (size_t i = 0; i < query.steps.size(); ++i) {
+  for (size_t i = 0; i < path.steps.size(); ++i) {
     const int index = static_cast<int>(i);
-    if (auto followed = follow(walk, query.steps[i], index); !followed) {
+    if (auto followed = follow(walk, path.steps[i], index); !followed) {
       return unexpected(followed.error());
     }
     if (auto referred = through_references(walk, index); !referred) {
