@@ -122,10 +122,7 @@ Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& sit
 Result<Probe*, arch::Refusal> ProbeRegistry::probe_at(const ProbeSite& site) {
   auto it = probes_.find(site.address);
   if (it != probes_.end()) {
-    auto copy = copy_of(*it->second);
-    epochs_.retire(std::move(it->second));
-    it->second = std::move(copy);
-    return it->second.get();
+    return &replace_with_copy(it->second);
   }
   // A breakpoint inside the bytes a jump covers would break the jump; one
   // that may not become a breakpoint keeps its place.
@@ -142,28 +139,11 @@ Result<Probe*, arch::Refusal> ProbeRegistry::probe_at(const ProbeSite& site) {
   return raw;
 }
 
-std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
-  auto copy = std::make_unique<Probe>();
-  copy->address = probe.address;
-  copy->id = probe.id;
-  copy->insn = probe.insn;
-  copy->slot = probe.slot;
-  copy->original = probe.original;
-  copy->handlers = probe.handlers;
-  copy->internal = probe.internal;
-  copy->armed = probe.armed.load();
-  copy->function_address = probe.function_address;
-  copy->function_size = probe.function_size;
-  copy->trampoline = probe.trampoline;
-  copy->resume_copy = probe.resume_copy;
-  copy->displaced_length = probe.displaced_length;
-  copy->displaced = probe.displaced;
-  copy->optimized = probe.optimized.load();
-  copy->breakpoint_reason = probe.breakpoint_reason;
-  copy->optimize_again = probe.optimize_again;
-  copy->jump_only = probe.jump_only;
-  copy->syscall_at = probe.syscall_at;
-  return copy;
+Probe& ProbeRegistry::replace_with_copy(std::unique_ptr<Probe>& held) {
+  auto copy = std::make_unique<Probe>(*held);
+  epochs_.retire(std::move(held));
+  held = std::move(copy);
+  return *held;
 }
 
 Result<std::unique_ptr<Probe>, arch::Refusal> ProbeRegistry::prepare(const ProbeSite& site) {
@@ -307,10 +287,7 @@ void ProbeRegistry::remove_range(uint64_t begin, uint64_t end) {
   for (auto it = probes_.begin(); it != probes_.end();) {
     if (in_range(it->first, begin, end) && it->second->jump_only && it->second->optimized.load()) {
       // A jump left in the code (see disarm) stays known, its handlers gone.
-      auto copy = copy_of(*it->second);
-      copy->handlers.clear();
-      epochs_.retire(std::move(it->second));
-      it->second = std::move(copy);
+      replace_with_copy(it->second).handlers.clear();
       removed = true;
       ++it;
     } else if (in_range(it->first, begin, end)) {

@@ -216,7 +216,9 @@ class ProbeRegistry {
   void publish();
   Result<void> arm(Probe& probe);
   void disarm(Probe& probe) noexcept;
-  std::unique_ptr<Probe> copy_of(const Probe& probe) const;
+  // Trap handlers may be reading `held`: it is changed in a copy that takes
+  // its place (published later), the old one freed once none can hold it.
+  Probe& replace_with_copy(std::unique_ptr<Probe>& held);
 
   // Jump optimization (probe_registry_optimize.cc).
   struct TrampolineKey {
