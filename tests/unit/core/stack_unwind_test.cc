@@ -29,6 +29,7 @@
 
 #include "arch/runtime/safe_memory.h"
 #include "core/unwind_objects.h"
+#include "support/memory_faults.h"
 #include "unit/core/eh_image.h"
 
 namespace dprobe::core {
@@ -200,40 +201,22 @@ NOINLINE void run_chain(Chain* c) {
   barrier();
 }
 
-void on_fault(int, siginfo_t*, void* ucontext) {
-  if (arch::fixup_memory_fault(ucontext)) return;
-  std::abort();  // a fault outside the safe copies is a bug
-}
-
-class StackUnwindTest : public ::testing::Test {
+class StackUnwindTest : public support::MemoryFaultTest {
  protected:
   static void SetUpTestSuite() {
-    struct sigaction action = {};
-    action.sa_sigaction = on_fault;
-    action.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    ASSERT_EQ(sigaction(SIGSEGV, &action, &old_segv_), 0);
-    ASSERT_EQ(sigaction(SIGBUS, &action, &old_bus_), 0);
+    MemoryFaultTest::SetUpTestSuite();
     objects_ = new UnwindObjects;
     objects_->assign(loaded_unwind_objects());
   }
   static void TearDownTestSuite() {
-    sigaction(SIGSEGV, &old_segv_, nullptr);
-    sigaction(SIGBUS, &old_bus_, nullptr);
     delete objects_;
     objects_ = nullptr;
+    MemoryFaultTest::TearDownTestSuite();
   }
 
  public:
-  static UnwindObjects* objects_;
-
- private:
-  static struct sigaction old_segv_;
-  static struct sigaction old_bus_;
+  static inline UnwindObjects* objects_ = nullptr;
 };
-UnwindObjects* StackUnwindTest::objects_ = nullptr;
-struct sigaction StackUnwindTest::old_segv_;
-struct sigaction StackUnwindTest::old_bus_;
 
 std::vector<uint64_t> unwind(const arch::SavedRegs& regs, uint32_t max,
                              const ReturnAddressFixup* fixup = nullptr) {
