@@ -20,10 +20,9 @@ using namespace formatter_parts;
 
 // ---- The ftrace text line -------------------------------------------------
 
-class TextLine {
+class TextLine : LineWriter {
  public:
-  TextLine(const RecordView& record, const Symbolizer* symbolizer, std::string& out)
-      : record_(record), symbolizer_(symbolizer), out_(out) {}
+  using LineWriter::LineWriter;
 
   // "%16s-%-7d [%03d] ..... %5lu.%06lu: %s: ", the kernel's line head with
   // the flags column fixed.
@@ -228,18 +227,12 @@ class TextLine {
     out_.push_back(quote);
   }
 
-  void append(std::string_view text) { out_.append(text); }
-
   // %lx: the digits of append_hex without its "0x".
   void append_bare_hex(uint64_t value) {
     const size_t at = out_.size();
     append_hex(out_, value);
     out_.erase(at, 2);
   }
-
-  const RecordView& record_;
-  const Symbolizer* symbolizer_;
-  std::string& out_;
 };
 
 }  // namespace

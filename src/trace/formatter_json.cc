@@ -20,10 +20,9 @@ using namespace formatter_parts;
 
 // ---- The JSON line --------------------------------------------------------
 
-class JsonLine {
+class JsonLine : LineWriter {
  public:
-  JsonLine(const RecordView& record, const Symbolizer* symbolizer, std::string& out)
-      : record_(record), symbolizer_(symbolizer), out_(out) {}
+  using LineWriter::LineWriter;
 
   void header(const EventDesc& ev, std::string_view comm, uint64_t ns) {
     const RecordHeader& h = record_.header();
@@ -181,12 +180,6 @@ class JsonLine {
     append_symbol_offset(out_, hit->offset, hit->size);
     out_.push_back('"');
   }
-
-  void append(std::string_view text) { out_.append(text); }
-
-  const RecordView& record_;
-  const Symbolizer* symbolizer_;
-  std::string& out_;
 };
 
 }  // namespace

@@ -186,6 +186,21 @@ inline Timestamp split_timestamp(uint64_t ns) {
   return {ns / 1000000000u, ns % 1000000000u / 1000u};
 }
 
+// What a line is written from and to: a record, the symbolizer (null: no
+// symbols), the string the line is appended to.
+class LineWriter {
+ public:
+  LineWriter(const RecordView& record, const Symbolizer* symbolizer, std::string& out)
+      : record_(record), symbolizer_(symbolizer), out_(out) {}
+
+ protected:
+  void append(std::string_view text) { out_.append(text); }
+
+  const RecordView& record_;
+  const Symbolizer* symbolizer_;
+  std::string& out_;
+};
+
 // An argument's value, or its array's values between `open` and `close`,
 // comma-separated: value(type, offset) writes each.
 template <typename Value>
