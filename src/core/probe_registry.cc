@@ -74,17 +74,23 @@ const ProbeRegistry::Range* ProbeRegistry::blacklisted(uint64_t address) const {
   return nullptr;
 }
 
+// A new or changed probe goes live: published, and armed once the
+// registry is.
+Result<void, arch::Refusal> ProbeRegistry::publish_and_arm(Probe& probe) {
+  publish();
+  if (live_) {
+    if (auto armed = arm(probe); !armed)
+      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
+  }
+  return {};
+}
+
 Result<void, arch::Refusal> ProbeRegistry::add(const ProbeSite& site, uint32_t handler) {
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   // A live probe's handlers change under a new snapshot, not in place.
   (*probe)->handlers.push_back(handler);
-  publish();
-  if (live_) {
-    if (auto armed = arm(**probe); !armed)
-      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
-  }
-  return {};
+  return publish_and_arm(**probe);
 }
 
 Result<void, arch::Refusal> ProbeRegistry::add_internal(const ProbeSite& site,
@@ -92,12 +98,7 @@ Result<void, arch::Refusal> ProbeRegistry::add_internal(const ProbeSite& site,
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   (*probe)->internal = internal;
-  publish();
-  if (live_) {
-    if (auto armed = arm(**probe); !armed)
-      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
-  }
-  return {};
+  return publish_and_arm(**probe);
 }
 
 Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& site,
@@ -108,12 +109,7 @@ Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& sit
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   (*probe)->syscall_at = syscall_at;
-  publish();
-  if (live_) {
-    if (auto armed = arm(**probe); !armed)
-      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
-  }
-  return {};
+  return publish_and_arm(**probe);
 }
 
 // The probe at the site's address: the one there, or a new one. A probe's

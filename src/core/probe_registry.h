@@ -205,6 +205,7 @@ class ProbeRegistry {
  private:
   explicit ProbeRegistry(TextPatcher patcher);
   Result<Probe*, arch::Refusal> probe_at(const ProbeSite& site);
+  Result<void, arch::Refusal> publish_and_arm(Probe& probe);
   Result<std::unique_ptr<Probe>, arch::Refusal> prepare(const ProbeSite& site);
   Result<uint64_t, arch::Refusal> slot_for(const arch::ProbeInsn& insn);
   struct Range;
