@@ -227,6 +227,13 @@ inline TextSnapshot text_snapshot(pid_t pid) {
   return snapshot;
 }
 
+// Whether an object whose path holds `name` is mapped in the process
+// within `limit`.
+inline bool eventually_mapped(pid_t pid, std::string_view name, std::chrono::milliseconds limit) {
+  const std::string maps = "/proc/" + std::to_string(pid) + "/maps";
+  return eventually([&] { return read_file(maps).find(name) != std::string::npos; }, limit);
+}
+
 // The path of the first object mapped in the process whose path ends with
 // `suffix` ("/libc.so.6"); "" when none is.
 inline std::string mapped_path(pid_t pid, std::string_view suffix) {
