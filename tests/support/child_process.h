@@ -25,47 +25,18 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <vector>
+
+#include "support/files.h"
 
 extern char** environ;
 
 namespace dprobe::support {
-
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// A private directory, removed with everything in it at the end of scope.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/dprobe-test-XXXXXX";
-    if (::mkdtemp(name) != nullptr) path_ = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  bool ok() const { return !path_.empty(); }
-  const std::string& path() const { return path_; }
-  std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
-
- private:
-  std::string path_;
-};
 
 // Polls `done` every 2 ms until it holds or `limit` has passed.
 template <typename Predicate>
