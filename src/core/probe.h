@@ -18,7 +18,26 @@ namespace dprobe::core {
 // (following the dynamic loader). Called in the trap handler.
 using InternalHandler = void (*)(const arch::SavedRegs& regs);
 
+// An atomic flag that a copy takes the value of, as it is at the copy.
+// Trap handlers read a probe's flags while the registry's one writer (the
+// only one that stores them) copies the probe to change it.
+class CopyableFlag : public std::atomic<bool> {
+ public:
+  using std::atomic<bool>::atomic;
+  using std::atomic<bool>::operator=;
+  CopyableFlag() noexcept = default;
+  CopyableFlag(const CopyableFlag& other) noexcept : std::atomic<bool>(other.load()) {}
+};
+
 struct Probe {
+  Probe() = default;
+  // A probe is never changed where trap handlers may read it: the registry
+  // copies it, changes the copy and publishes that. The compiler copies
+  // every field, so none added later is left behind; explicit, so that no
+  // probe is copied by accident.
+  explicit Probe(const Probe&) = default;
+  Probe& operator=(const Probe&) = delete;
+
   uint64_t address = 0;
   uint32_t id = 0;  // never reused: return instances name their probe by it
   arch::ProbeInsn insn;
@@ -26,7 +45,7 @@ struct Probe {
   std::vector<uint8_t> original;   // the bytes the breakpoint replaced
   std::vector<uint32_t> handlers;  // what to run on a hit, in the owner's numbering
   InternalHandler internal = nullptr;
-  std::atomic<bool> armed{false};
+  CopyableFlag armed{false};
 
   // Jump optimization (the kernel's optprobes): the displaced instructions
   // replaced by a jump to a trampoline of this probe's own.
@@ -36,7 +55,7 @@ struct Probe {
   uint64_t resume_copy = 0;        // the trampoline's copy of the displaced instructions
   uint8_t displaced_length = 0;    // bytes the jump covers
   std::vector<uint8_t> displaced;  // their original bytes
-  std::atomic<bool> optimized{false};
+  CopyableFlag optimized{false};
   std::string breakpoint_reason;  // why it is not optimized
   // Kept a breakpoint for a passing reason (where a thread was): tried
   // again later (ProbeRegistry::optimize_again).

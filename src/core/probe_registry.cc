@@ -74,17 +74,23 @@ const ProbeRegistry::Range* ProbeRegistry::blacklisted(uint64_t address) const {
   return nullptr;
 }
 
+// A new or changed probe goes live: published, and armed once the
+// registry is.
+Result<void, arch::Refusal> ProbeRegistry::publish_and_arm(Probe& probe) {
+  publish();
+  if (live_) {
+    if (auto armed = arm(probe); !armed)
+      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
+  }
+  return {};
+}
+
 Result<void, arch::Refusal> ProbeRegistry::add(const ProbeSite& site, uint32_t handler) {
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   // A live probe's handlers change under a new snapshot, not in place.
   (*probe)->handlers.push_back(handler);
-  publish();
-  if (live_) {
-    if (auto armed = arm(**probe); !armed)
-      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
-  }
-  return {};
+  return publish_and_arm(**probe);
 }
 
 Result<void, arch::Refusal> ProbeRegistry::add_internal(const ProbeSite& site,
@@ -92,12 +98,7 @@ Result<void, arch::Refusal> ProbeRegistry::add_internal(const ProbeSite& site,
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   (*probe)->internal = internal;
-  publish();
-  if (live_) {
-    if (auto armed = arm(**probe); !armed)
-      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
-  }
-  return {};
+  return publish_and_arm(**probe);
 }
 
 Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& site,
@@ -108,12 +109,7 @@ Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& sit
   auto probe = probe_at(site);
   if (!probe) return unexpected(probe.error());
   (*probe)->syscall_at = syscall_at;
-  publish();
-  if (live_) {
-    if (auto armed = arm(**probe); !armed)
-      return failure(arch::ArmStatus::kNotMapped, armed.error().message);
-  }
-  return {};
+  return publish_and_arm(**probe);
 }
 
 // The probe at the site's address: the one there, or a new one. A probe's
@@ -122,10 +118,7 @@ Result<void, arch::Refusal> ProbeRegistry::add_syscall_site(const ProbeSite& sit
 Result<Probe*, arch::Refusal> ProbeRegistry::probe_at(const ProbeSite& site) {
   auto it = probes_.find(site.address);
   if (it != probes_.end()) {
-    auto copy = copy_of(*it->second);
-    epochs_.retire(std::move(it->second));
-    it->second = std::move(copy);
-    return it->second.get();
+    return &replace_with_copy(it->second);
   }
   // A breakpoint inside the bytes a jump covers would break the jump; one
   // that may not become a breakpoint keeps its place.
@@ -142,28 +135,11 @@ Result<Probe*, arch::Refusal> ProbeRegistry::probe_at(const ProbeSite& site) {
   return raw;
 }
 
-std::unique_ptr<Probe> ProbeRegistry::copy_of(const Probe& probe) const {
-  auto copy = std::make_unique<Probe>();
-  copy->address = probe.address;
-  copy->id = probe.id;
-  copy->insn = probe.insn;
-  copy->slot = probe.slot;
-  copy->original = probe.original;
-  copy->handlers = probe.handlers;
-  copy->internal = probe.internal;
-  copy->armed = probe.armed.load();
-  copy->function_address = probe.function_address;
-  copy->function_size = probe.function_size;
-  copy->trampoline = probe.trampoline;
-  copy->resume_copy = probe.resume_copy;
-  copy->displaced_length = probe.displaced_length;
-  copy->displaced = probe.displaced;
-  copy->optimized = probe.optimized.load();
-  copy->breakpoint_reason = probe.breakpoint_reason;
-  copy->optimize_again = probe.optimize_again;
-  copy->jump_only = probe.jump_only;
-  copy->syscall_at = probe.syscall_at;
-  return copy;
+Probe& ProbeRegistry::replace_with_copy(std::unique_ptr<Probe>& held) {
+  auto copy = std::make_unique<Probe>(*held);
+  epochs_.retire(std::move(held));
+  held = std::move(copy);
+  return *held;
 }
 
 Result<std::unique_ptr<Probe>, arch::Refusal> ProbeRegistry::prepare(const ProbeSite& site) {
@@ -307,10 +283,7 @@ void ProbeRegistry::remove_range(uint64_t begin, uint64_t end) {
   for (auto it = probes_.begin(); it != probes_.end();) {
     if (in_range(it->first, begin, end) && it->second->jump_only && it->second->optimized.load()) {
       // A jump left in the code (see disarm) stays known, its handlers gone.
-      auto copy = copy_of(*it->second);
-      copy->handlers.clear();
-      epochs_.retire(std::move(it->second));
-      it->second = std::move(copy);
+      replace_with_copy(it->second).handlers.clear();
       removed = true;
       ++it;
     } else if (in_range(it->first, begin, end)) {

@@ -205,6 +205,7 @@ class ProbeRegistry {
  private:
   explicit ProbeRegistry(TextPatcher patcher);
   Result<Probe*, arch::Refusal> probe_at(const ProbeSite& site);
+  Result<void, arch::Refusal> publish_and_arm(Probe& probe);
   Result<std::unique_ptr<Probe>, arch::Refusal> prepare(const ProbeSite& site);
   Result<uint64_t, arch::Refusal> slot_for(const arch::ProbeInsn& insn);
   struct Range;
@@ -216,7 +217,9 @@ class ProbeRegistry {
   void publish();
   Result<void> arm(Probe& probe);
   void disarm(Probe& probe) noexcept;
-  std::unique_ptr<Probe> copy_of(const Probe& probe) const;
+  // Trap handlers may be reading `held`: it is changed in a copy that takes
+  // its place (published later), the old one freed once none can hold it.
+  Probe& replace_with_copy(std::unique_ptr<Probe>& held);
 
   // Jump optimization (probe_registry_optimize.cc).
   struct TrampolineKey {

@@ -192,16 +192,14 @@ std::vector<Probe*> ProbeRegistry::prepare_jumps(uint64_t begin, uint64_t end, b
         probe->internal != nullptr || (again_only && !probe->optimize_again)) {
       continue;
     }
-    auto copy = copy_of(*probe);
-    copy->optimize_again = false;
-    if (auto ready = prepare_jump(*copy); !ready) {
-      copy->breakpoint_reason = ready.error();
+    Probe& copy = replace_with_copy(probe);
+    copy.optimize_again = false;
+    if (auto ready = prepare_jump(copy); !ready) {
+      copy.breakpoint_reason = ready.error();
     } else {
-      copy->breakpoint_reason.clear();
-      prepared.push_back(copy.get());
+      copy.breakpoint_reason.clear();
+      prepared.push_back(&copy);
     }
-    epochs_.retire(std::move(probe));
-    probe = std::move(copy);
   }
   publish();
   return prepared;

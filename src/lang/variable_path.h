@@ -1,36 +1,27 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // A source variable in a fetch argument, as perf probe and the kernel's BTF
-// arguments write it: VAR, then any chain of ->MEMBER, .MEMBER and [N].
-// Only the syntax is here; what it names is found in the DWARF once the
-// probe's address is known (cli/variable_args.h).
+// arguments write it: VAR, then any chain of ->MEMBER, .MEMBER and [N]
+// (the type: base/variable_path.h). Only the syntax is here; what it names
+// is found in the DWARF once the probe's address is known
+// (cli/variable_args.h).
 //
 //   auto path = parse_variable_path("it->name", 30);
 //   path->name == "it"; path->steps[0] == {kArrow, "name", 0, 34}
 #ifndef DPROBE_LANG_VARIABLE_PATH_H_
 #define DPROBE_LANG_VARIABLE_PATH_H_
 
-#include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "base/variable_path.h"
 #include "lang/parse_fault.h"
 
 namespace dprobe::lang {
 
-struct PathStep {
-  enum Kind : uint8_t { kArrow, kDot, kIndex };
-  Kind kind;
-  std::string member;  // kArrow, kDot
-  int64_t index = 0;   // kIndex
-  size_t column = 0;   // of the member's name, or of the index
-};
-
-struct VariablePath {
-  std::string name;
-  std::vector<PathStep> steps;
-};
+// The type is base's, shared with the symbols layer that follows it.
+using dprobe::PathStep;
+using dprobe::VariablePath;
 
 // Whether a fetch expression names a source variable (starts as a C
 // identifier does), rather than a register, a $-variable or memory.

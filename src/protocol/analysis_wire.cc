@@ -35,58 +35,60 @@ trace::RecordField get_field(WireReader& r) {
 }
 
 void put_filter(WireWriter& w, const trace::FilterProgram& filter) {
-  w.u32(static_cast<uint32_t>(filter.code.size()));
-  for (const trace::FilterInsn& insn : filter.code) w.raw(&insn, sizeof(insn));
-  w.u32(static_cast<uint32_t>(filter.fields.size()));
-  for (const trace::RecordField& field : filter.fields) put_field(w, field);
+  w.values(filter.code);
+  w.list(filter.fields, put_field);
   w.str(filter.strings);
   w.str(filter.text);
 }
 
 trace::FilterProgram get_filter(WireReader& r) {
   trace::FilterProgram filter;
-  filter.code.resize(r.count(sizeof(trace::FilterInsn)));
-  for (trace::FilterInsn& insn : filter.code) r.raw(&insn, sizeof(insn));
-  const uint32_t fields = r.count(kMinFieldBytes);
-  for (uint32_t i = 0; i < fields && r.ok(); ++i) filter.fields.push_back(get_field(r));
+  filter.code = r.values<trace::FilterInsn>();
+  filter.fields = r.list(kMinFieldBytes, get_field);
   filter.strings = r.str();
   filter.text = r.str();
   return filter;
 }
 
-void put_keys(WireWriter& w, const std::vector<trace::HistKey>& keys) {
-  w.u32(static_cast<uint32_t>(keys.size()));
-  for (const trace::HistKey& key : keys) {
-    put_field(w, key.field);
-    w.str(key.label);
-    w.boolean(key.stacktrace);
-    w.u16(key.modifiers);
-    w.u64(key.buckets);
-  }
+void put_key(WireWriter& w, const trace::HistKey& key) {
+  put_field(w, key.field);
+  w.str(key.label);
+  w.boolean(key.stacktrace);
+  w.u16(key.modifiers);
+  w.u64(key.buckets);
 }
 
-std::vector<trace::HistKey> get_keys(WireReader& r) {
-  std::vector<trace::HistKey> keys(r.count(kMinKeyBytes));
-  for (trace::HistKey& key : keys) {
-    key.field = get_field(r);
-    key.label = r.str();
-    key.stacktrace = r.boolean();
-    key.modifiers = r.u16();
-    key.buckets = r.u64();
-  }
-  return keys;
+trace::HistKey get_key(WireReader& r) {
+  trace::HistKey key;
+  key.field = get_field(r);
+  key.label = r.str();
+  key.stacktrace = r.boolean();
+  key.modifiers = r.u16();
+  key.buckets = r.u64();
+  return key;
+}
+
+void put_sort(WireWriter& w, const trace::HistSortKey& sort) {
+  w.u8(static_cast<uint8_t>(sort.source));
+  w.u8(sort.index);
+  w.boolean(sort.descending);
+}
+
+trace::HistSortKey get_sort(WireReader& r) {
+  trace::HistSortKey sort;
+  const uint8_t source = r.u8();
+  sort.source = source <= trace::HistSortKey::kVal ? static_cast<trace::HistSortKey::Source>(source)
+                                                   : trace::HistSortKey::kHitcount;
+  sort.index = r.u8();
+  sort.descending = r.boolean();
+  return sort;
 }
 
 void put_hist(WireWriter& w, const trace::HistTrigger& hist) {
   const trace::HistSpec& spec = hist.spec;
-  put_keys(w, spec.keys);
-  put_keys(w, spec.vals);
-  w.u32(static_cast<uint32_t>(spec.sort.size()));
-  for (const trace::HistSortKey& sort : spec.sort) {
-    w.u8(static_cast<uint8_t>(sort.source));
-    w.u8(sort.index);
-    w.boolean(sort.descending);
-  }
+  w.list(spec.keys, put_key);
+  w.list(spec.vals, put_key);
+  w.list(spec.sort, put_sort);
   w.u32(spec.size);
   w.str(spec.text);
   w.str(spec.filter);
@@ -98,17 +100,9 @@ void put_hist(WireWriter& w, const trace::HistTrigger& hist) {
 trace::HistTrigger get_hist(WireReader& r) {
   trace::HistTrigger hist;
   trace::HistSpec& spec = hist.spec;
-  spec.keys = get_keys(r);
-  spec.vals = get_keys(r);
-  spec.sort.resize(r.count(kMinSortBytes));
-  for (trace::HistSortKey& sort : spec.sort) {
-    const uint8_t source = r.u8();
-    sort.source = source <= trace::HistSortKey::kVal
-                      ? static_cast<trace::HistSortKey::Source>(source)
-                      : trace::HistSortKey::kHitcount;
-    sort.index = r.u8();
-    sort.descending = r.boolean();
-  }
+  spec.keys = r.list(kMinKeyBytes, get_key);
+  spec.vals = r.list(kMinKeyBytes, get_key);
+  spec.sort = r.list(kMinSortBytes, get_sort);
   spec.size = r.u32();
   spec.text = r.str();
   spec.filter = r.str();
@@ -124,16 +118,14 @@ void put_analysis(WireWriter& w, const trace::EventAnalysis* analysis) {
   w.boolean(analysis != nullptr);
   if (analysis == nullptr) return;
   put_filter(w, analysis->filter);
-  w.u32(static_cast<uint32_t>(analysis->hists.size()));
-  for (const trace::HistTrigger& hist : analysis->hists) put_hist(w, hist);
+  w.list(analysis->hists, put_hist);
 }
 
 std::shared_ptr<const trace::EventAnalysis> get_analysis(WireReader& r) {
   if (!r.boolean()) return nullptr;
   auto analysis = std::make_shared<trace::EventAnalysis>();
   analysis->filter = get_filter(r);
-  const uint32_t hists = r.count(kMinHistBytes);
-  for (uint32_t i = 0; i < hists && r.ok(); ++i) analysis->hists.push_back(get_hist(r));
+  analysis->hists = r.list(kMinHistBytes, get_hist);
   return analysis;
 }
 

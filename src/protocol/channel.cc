@@ -29,28 +29,9 @@ Result<void> send_all(int socket, const std::byte* data, size_t size) {
 
 // The header goes in one sendmsg so that a descriptor travels with it.
 Result<void> send_header(int socket, const std::byte (&header)[kHeaderBytes], int fd) {
-  iovec iov{const_cast<std::byte*>(header), kHeaderBytes};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-  }
-  ssize_t sent;
-  do {
-    sent = ::sendmsg(socket, &msg, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
-  if (sent < 0) return fail(errno_text("sendmsg"));
-  if (static_cast<size_t>(sent) < kHeaderBytes) {
-    return send_all(socket, header + sent, kHeaderBytes - static_cast<size_t>(sent));
-  }
+  auto sent = send_with_descriptor(socket, header, fd);
+  if (!sent) return unexpected(sent.error());
+  if (*sent < kHeaderBytes) return send_all(socket, header + *sent, kHeaderBytes - *sent);
   return {};
 }
 
@@ -97,6 +78,29 @@ Result<int> receive_header(int socket, std::byte (&header)[kHeaderBytes]) {
 }
 
 }  // namespace
+
+Result<size_t> send_with_descriptor(int socket, std::span<const std::byte> bytes, int fd) {
+  iovec iov{const_cast<std::byte*>(bytes.data()), bytes.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd >= 0) {
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+  }
+  ssize_t sent;
+  do {
+    sent = ::sendmsg(socket, &msg, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent < 0) return fail(errno_text("sendmsg"));
+  return static_cast<size_t>(sent);
+}
 
 Result<void> send_message(int socket, MessageType type, std::span<const std::byte> payload,
                           int fd) {

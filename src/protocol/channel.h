@@ -33,6 +33,9 @@ struct Message {
 
 Result<void> send_message(int socket, MessageType type, std::span<const std::byte> payload,
                           int fd = -1);
+// One sendmsg of `bytes`, with `fd` attached when it is not -1: how many of
+// the bytes went (send_message sends the rest of a frame after these).
+Result<size_t> send_with_descriptor(int socket, std::span<const std::byte> bytes, int fd);
 Result<Message> receive_message(int socket);
 
 // A message received into the caller's `payload` buffer, allocating

@@ -22,8 +22,7 @@ void put_arg(WireWriter& w, const trace::EventArg& arg) {
   w.u8(static_cast<uint8_t>(arg.type));
   w.u32(arg.count);
   w.u32(arg.offset);
-  w.u32(static_cast<uint32_t>(arg.code.size()));
-  for (const trace::FetchInsn& insn : arg.code) w.raw(&insn, sizeof(insn));
+  w.values(arg.code);
   w.str(arg.data);
 }
 
@@ -37,9 +36,7 @@ trace::EventArg get_arg(WireReader& r) {
                                                                 : trace::kDefaultType;
   arg.count = r.u32();
   arg.offset = r.u32();
-  const uint32_t ops = r.count(sizeof(trace::FetchInsn));
-  arg.code.resize(ops);
-  for (trace::FetchInsn& insn : arg.code) r.raw(&insn, sizeof(insn));
+  arg.code = r.values<trace::FetchInsn>();
   arg.data = r.str();
   return arg;
 }
@@ -52,8 +49,7 @@ void put_spec(WireWriter& w, const trace::ProbeSpec& spec) {
   w.str(ev.group);
   w.str(ev.name);
   w.u32(ev.fixed_size);
-  w.u32(static_cast<uint32_t>(ev.args.size()));
-  for (const trace::EventArg& arg : ev.args) put_arg(w, arg);
+  w.list(ev.args, put_arg);
   w.u8(static_cast<uint8_t>(ev.source));
   w.u32(static_cast<uint32_t>(ev.syscall_nr));
   w.str(ev.syscall_name);
@@ -73,8 +69,7 @@ trace::ProbeSpec get_spec(WireReader& r) {
   ev.group = r.str();
   ev.name = r.str();
   ev.fixed_size = r.u32();
-  const uint32_t args = r.count(kMinArgBytes);
-  for (uint32_t i = 0; i < args && r.ok(); ++i) ev.args.push_back(get_arg(r));
+  ev.args = r.list(kMinArgBytes, get_arg);
   const uint8_t source = r.u8();
   ev.source = source <= static_cast<uint8_t>(trace::EventSource::kRawSyscallExit)
                   ? static_cast<trace::EventSource>(source)
@@ -94,30 +89,72 @@ Result<T> finish(const WireReader& r, T value, const char* what) {
   return value;
 }
 
-void put_objects(WireWriter& w, const std::vector<LoadedObject>& objects) {
-  w.u32(static_cast<uint32_t>(objects.size()));
-  for (const LoadedObject& object : objects) {
-    w.str(object.path);
-    w.u64(object.bias);
-    w.u64(object.dev);
-    w.u64(object.ino);
-    w.boolean(object.is_main);
-  }
+void put_object(WireWriter& w, const LoadedObject& object) {
+  w.str(object.path);
+  w.u64(object.bias);
+  w.u64(object.dev);
+  w.u64(object.ino);
+  w.boolean(object.is_main);
 }
 
-std::vector<LoadedObject> get_objects(WireReader& r) {
-  std::vector<LoadedObject> objects;
-  const uint32_t count = r.count(kMinObjectBytes);
-  for (uint32_t i = 0; i < count && r.ok(); ++i) {
-    LoadedObject object;
-    object.path = r.str();
-    object.bias = r.u64();
-    object.dev = r.u64();
-    object.ino = r.u64();
-    object.is_main = r.boolean();
-    objects.push_back(std::move(object));
-  }
-  return objects;
+LoadedObject get_object(WireReader& r) {
+  LoadedObject object;
+  object.path = r.str();
+  object.bias = r.u64();
+  object.dev = r.u64();
+  object.ino = r.u64();
+  object.is_main = r.boolean();
+  return object;
+}
+
+void put_probe(WireWriter& w, const ProbeRequest& probe) {
+  w.u64(probe.address);
+  w.u64(probe.function_address);
+  w.u64(probe.function_size);
+  w.boolean(probe.ifunc);
+  put_spec(w, probe.spec);
+}
+
+ProbeRequest get_probe(WireReader& r) {
+  ProbeRequest probe;
+  probe.address = r.u64();
+  probe.function_address = r.u64();
+  probe.function_size = r.u64();
+  probe.ifunc = r.boolean();
+  probe.spec = get_spec(r);
+  return probe;
+}
+
+void put_result(WireWriter& w, const ArmResult& result) {
+  w.u16(result.event_id);
+  w.u8(static_cast<uint8_t>(result.status));
+  w.str(result.message);
+  w.u64(result.implementation);
+}
+
+ArmResult get_result(WireReader& r) {
+  ArmResult result;
+  result.event_id = r.u16();
+  const uint8_t status = r.u8();
+  if (status > static_cast<uint8_t>(arch::kLastArmStatus)) r.refuse();
+  result.status = static_cast<arch::ArmStatus>(status);
+  result.message = r.str();
+  result.implementation = r.u64();
+  return result;
+}
+
+void put_state(WireWriter& w, const core::ProbeState& state) {
+  w.u64(state.address);
+  w.boolean(state.optimized);
+  w.str(state.reason);
+}
+
+core::ProbeState get_state(WireReader& r) {
+  core::ProbeState state;
+  state.address = r.u64();
+  state.optimized = r.boolean();
+  state.reason = r.str();
+  return state;
 }
 
 }  // namespace
@@ -126,7 +163,7 @@ std::vector<std::byte> encode(const Hello& hello) {
   WireWriter w;
   w.u32(hello.version);
   w.u32(hello.pid);
-  put_objects(w, hello.objects);
+  w.list(hello.objects, put_object);
   return w.take();
 }
 
@@ -135,22 +172,22 @@ Result<Hello> decode_hello(std::span<const std::byte> bytes) {
   Hello hello;
   hello.version = r.u32();
   hello.pid = r.u32();
-  hello.objects = get_objects(r);
+  hello.objects = r.list(kMinObjectBytes, get_object);
   return finish(r, std::move(hello), "hello");
 }
 
 std::vector<std::byte> encode(const ObjectsChanged& changed) {
   WireWriter w;
-  put_objects(w, changed.loaded);
-  put_objects(w, changed.unloaded);
+  w.list(changed.loaded, put_object);
+  w.list(changed.unloaded, put_object);
   return w.take();
 }
 
 Result<ObjectsChanged> decode_objects_changed(std::span<const std::byte> bytes) {
   WireReader r(bytes);
   ObjectsChanged changed;
-  changed.loaded = get_objects(r);
-  changed.unloaded = get_objects(r);
+  changed.loaded = r.list(kMinObjectBytes, get_object);
+  changed.unloaded = r.list(kMinObjectBytes, get_object);
   return finish(r, std::move(changed), "objects changed");
 }
 
@@ -162,37 +199,26 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.u32(probes.event_slots);
   w.boolean(probes.optimize);
   w.boolean(probes.cycle_clock);
-  w.u32(static_cast<uint32_t>(probes.probes.size()));
-  for (const ProbeRequest& probe : probes.probes) {
-    w.u64(probe.address);
-    w.u64(probe.function_address);
-    w.u64(probe.function_size);
-    w.boolean(probe.ifunc);
-    put_spec(w, probe.spec);
-  }
-  w.u32(static_cast<uint32_t>(probes.syscall_events.size()));
-  for (const trace::ProbeSpec& spec : probes.syscall_events) put_spec(w, spec);
+  w.list(probes.probes, put_probe);
+  w.list(probes.syscall_events, put_spec);
   w.boolean(probes.syscall_summary);
   w.u64(probes.hist_slot_bytes);
   w.boolean(probes.entry_times);
-  w.u32(static_cast<uint32_t>(probes.caller_places.size()));
-  for (const uint64_t place : probes.caller_places) w.u64(place);
+  w.values(probes.caller_places);
   w.boolean(probes.holds_threads);
   return w.take();
 }
 
 std::vector<std::byte> encode(const HoldThreads& hold) {
   WireWriter w;
-  w.u32(static_cast<uint32_t>(hold.running.size()));
-  for (const uint32_t tid : hold.running) w.u32(tid);
+  w.values(hold.running);
   return w.take();
 }
 
 Result<HoldThreads> decode_hold_threads(std::span<const std::byte> bytes) {
   WireReader r(bytes);
   HoldThreads hold;
-  const uint32_t count = r.count(sizeof(uint32_t));
-  for (uint32_t i = 0; i < count && r.ok(); ++i) hold.running.push_back(r.u32());
+  hold.running = r.values<uint32_t>();
   return finish(r, std::move(hold), "hold threads");
 }
 
@@ -205,25 +231,12 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   probes.event_slots = r.u32();
   probes.optimize = r.boolean();
   probes.cycle_clock = r.boolean();
-  const uint32_t count = r.count(kMinProbeBytes);
-  for (uint32_t i = 0; i < count && r.ok(); ++i) {
-    ProbeRequest probe;
-    probe.address = r.u64();
-    probe.function_address = r.u64();
-    probe.function_size = r.u64();
-    probe.ifunc = r.boolean();
-    probe.spec = get_spec(r);
-    probes.probes.push_back(std::move(probe));
-  }
-  const uint32_t syscall_events = r.count(kMinSpecBytes);
-  for (uint32_t i = 0; i < syscall_events && r.ok(); ++i) {
-    probes.syscall_events.push_back(get_spec(r));
-  }
+  probes.probes = r.list(kMinProbeBytes, get_probe);
+  probes.syscall_events = r.list(kMinSpecBytes, get_spec);
   probes.syscall_summary = r.boolean();
   probes.hist_slot_bytes = r.u64();
   probes.entry_times = r.boolean();
-  const uint32_t places = r.count(sizeof(uint64_t));
-  for (uint32_t i = 0; i < places && r.ok(); ++i) probes.caller_places.push_back(r.u64());
+  probes.caller_places = r.values<uint64_t>();
   probes.holds_threads = r.boolean();
   return finish(r, std::move(probes), "probes");
 }
@@ -231,19 +244,8 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
 std::vector<std::byte> encode(const ArmReport& report) {
   WireWriter w;
   w.u64(report.trace_memory_bytes);
-  w.u32(static_cast<uint32_t>(report.results.size()));
-  for (const ArmResult& result : report.results) {
-    w.u16(result.event_id);
-    w.u8(static_cast<uint8_t>(result.status));
-    w.str(result.message);
-    w.u64(result.implementation);
-  }
-  w.u32(static_cast<uint32_t>(report.states.size()));
-  for (const core::ProbeState& state : report.states) {
-    w.u64(state.address);
-    w.boolean(state.optimized);
-    w.str(state.reason);
-  }
+  w.list(report.results, put_result);
+  w.list(report.states, put_state);
   return w.take();
 }
 
@@ -251,25 +253,8 @@ Result<ArmReport> decode_arm_report(std::span<const std::byte> bytes) {
   WireReader r(bytes);
   ArmReport report;
   report.trace_memory_bytes = r.u64();
-  const uint32_t count = r.count(kMinResultBytes);
-  for (uint32_t i = 0; i < count && r.ok(); ++i) {
-    ArmResult result;
-    result.event_id = r.u16();
-    const uint8_t status = r.u8();
-    if (status > static_cast<uint8_t>(arch::kLastArmStatus)) return fail("malformed arm report");
-    result.status = static_cast<arch::ArmStatus>(status);
-    result.message = r.str();
-    result.implementation = r.u64();
-    report.results.push_back(std::move(result));
-  }
-  const uint32_t states = r.count(kMinStateBytes);
-  for (uint32_t i = 0; i < states && r.ok(); ++i) {
-    core::ProbeState state;
-    state.address = r.u64();
-    state.optimized = r.boolean();
-    state.reason = r.str();
-    report.states.push_back(std::move(state));
-  }
+  report.results = r.list(kMinResultBytes, get_result);
+  report.states = r.list(kMinStateBytes, get_state);
   return finish(r, std::move(report), "arm report");
 }
 

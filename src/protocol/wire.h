@@ -8,6 +8,11 @@
 //   WireWriter w;  w.u32(7);  w.str("malloc");
 //   WireReader r(w.bytes());  uint32_t n = r.u32();  std::string s = r.str();
 //   if (!r.ok()) ...  // something was missing
+//
+// A list is its count, then its items: w.list(objects, put_object) and
+// r.list(kMinObjectBytes, get_object) write and read one, each item by the
+// function given; w.values(tids) and r.values<uint32_t>() one of plain
+// values, as their bytes.
 #ifndef DPROBE_PROTOCOL_WIRE_H_
 #define DPROBE_PROTOCOL_WIRE_H_
 
@@ -16,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace dprobe::protocol {
@@ -30,6 +36,18 @@ class WireWriter {
   void boolean(bool v) { u8(v ? 1 : 0); }
   void str(std::string_view s);
   void raw(const void* data, size_t size) { put(data, size); }
+
+  template <typename T, typename Put>
+  void list(const std::vector<T>& items, Put put_item) {
+    u32(static_cast<uint32_t>(items.size()));
+    for (const T& item : items) put_item(*this, item);
+  }
+  template <typename T>
+  void values(const std::vector<T>& items) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    u32(static_cast<uint32_t>(items.size()));
+    for (const T& item : items) raw(&item, sizeof(T));
+  }
 
   const std::vector<std::byte>& bytes() const { return bytes_; }
   std::vector<std::byte> take() { return std::move(bytes_); }
@@ -55,6 +73,26 @@ class WireReader {
   // A count of items each at least `min_item_bytes` long: refused (0, and
   // the reader fails) when the message could not possibly hold them.
   uint32_t count(size_t min_item_bytes);
+
+  // Items each at least `min_item_bytes` long (count), read by get_item;
+  // none after the reader has failed.
+  template <typename Get>
+  auto list(size_t min_item_bytes, Get get_item) {
+    std::vector<std::invoke_result_t<Get&, WireReader&>> items;
+    const uint32_t n = count(min_item_bytes);
+    for (uint32_t i = 0; i < n && ok_; ++i) items.push_back(get_item(*this));
+    return items;
+  }
+  template <typename T>
+  std::vector<T> values() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> items(count(sizeof(T)));
+    for (T& item : items) raw(&item, sizeof(T));
+    return items;
+  }
+
+  // A value no writer writes: the message is malformed.
+  void refuse() { ok_ = false; }
 
   bool ok() const { return ok_; }
   bool at_end() const { return offset_ == bytes_.size(); }

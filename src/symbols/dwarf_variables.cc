@@ -4,9 +4,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include <cstdlib>
 #include <set>
 
+#include "symbols/dwarf_locations.h"
 #include "symbols/dwarf_types.h"
 
 namespace dprobe::symbols {
@@ -147,213 +147,6 @@ std::optional<Dwarf_Die> find_in_scopes(Scopes& scopes, std::string_view name) {
   return global;
 }
 
-// The expression of `attr` that holds at pc: one of a location list's, or
-// the single one. Empty: none holds there.
-std::vector<Dwarf_Op> expression_at(Dwarf_Attribute& attr, uint64_t pc) {
-  Dwarf_Op* ops = nullptr;
-  size_t count = 0;
-  if (dwarf_getlocation_addr(&attr, pc, &ops, &count, 1) != 1) return {};
-  return std::vector<Dwarf_Op>(ops, ops + count);
-}
-
-// Where a location expression puts the object (or its value).
-struct Place {
-  VariableFetch::Base base = VariableFetch::Base::kRegister;
-  unsigned reg = 0;
-  uint64_t address = 0;
-  int64_t constant = 0;
-  bool in_memory = false;
-  int64_t at = 0;
-  int64_t plus = 0;  // a computed value: the register's plus this
-};
-
-std::string op_name(unsigned atom) {
-  const char* name = nullptr;
-  switch (atom) {
-    case DW_OP_piece:
-      name = "DW_OP_piece (a variable in pieces)";
-      break;
-    case DW_OP_entry_value:
-    case DW_OP_GNU_entry_value:
-      name = "DW_OP_entry_value (the value it had at the call)";
-      break;
-    case DW_OP_implicit_pointer:
-    case DW_OP_GNU_implicit_pointer:
-      name = "DW_OP_implicit_pointer (a pointer to an optimized-out object)";
-      break;
-    case DW_OP_stack_value:
-      name = "DW_OP_stack_value (a computed value)";
-      break;
-    default:
-      break;
-  }
-  if (name != nullptr) return name;
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "DW_OP 0x%x", atom);
-  return buffer;
-}
-
-// The canonical frame address at pc, as register + offset, from the
-// object's call frame information (.eh_frame, else .debug_frame).
-std::optional<Place> cfa_at(const DebugInfo& info, uint64_t pc) {
-  for (Dwarf_CFI* cfi : {dwarf_getcfi_elf(info.object_elf()), dwarf_getcfi(info.dwarf())}) {
-    if (cfi == nullptr) continue;
-    Dwarf_Frame* frame = nullptr;
-    if (dwarf_cfi_addrframe(cfi, pc, &frame) != 0) continue;
-    Dwarf_Op* ops = nullptr;
-    size_t count = 0;
-    std::optional<Place> cfa;
-    if (dwarf_frame_cfa(frame, &ops, &count) == 0 && count == 1) {
-      const unsigned atom = ops[0].atom;
-      if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
-        cfa = Place{VariableFetch::Base::kRegister,
-                    static_cast<unsigned>(atom - DW_OP_breg0),
-                    0,
-                    0,
-                    false,
-                    static_cast<int64_t>(ops[0].number)};
-      } else if (atom == DW_OP_bregx) {
-        cfa = Place{
-            VariableFetch::Base::kRegister,      static_cast<unsigned>(ops[0].number), 0, 0, false,
-            static_cast<int64_t>(ops[0].number2)};
-      }
-    }
-    std::free(frame);
-    if (cfa) return cfa;
-  }
-  return std::nullopt;
-}
-
-// The function's frame base at pc, as a register + offset (an address).
-Result<Place, VariableError> frame_base(const DebugInfo& info, Dwarf_Die& function, uint64_t pc) {
-  Dwarf_Attribute attr;
-  if (dwarf_attr_integrate(&function, DW_AT_frame_base, &attr) == nullptr) {
-    return error(ErrorKind::kUnsupported, -1, "its function has no frame base");
-  }
-  const std::vector<Dwarf_Op> ops = expression_at(attr, pc);
-  if (ops.size() == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-    auto cfa = cfa_at(info, pc);
-    if (!cfa) return error(ErrorKind::kUnsupported, -1, "no call frame information at the address");
-    return *cfa;
-  }
-  if (ops.size() == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-    return Place{VariableFetch::Base::kRegister,
-                 static_cast<unsigned>(ops[0].atom - DW_OP_breg0),
-                 0,
-                 0,
-                 false,
-                 static_cast<int64_t>(ops[0].number)};
-  }
-  if (ops.size() == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
-    return Place{VariableFetch::Base::kRegister,
-                 static_cast<unsigned>(ops[0].atom - DW_OP_reg0),
-                 0,
-                 0,
-                 false,
-                 0};
-  }
-  return error(ErrorKind::kUnsupported, -1, "its function's frame base is not a register");
-}
-
-// Reads a location expression of the shapes compilers give variables.
-Result<Place, VariableError> place_of(const DebugInfo& info, Dwarf_Attribute& attr,
-                                      const std::vector<Dwarf_Op>& ops, Dwarf_Die& function,
-                                      uint64_t pc) {
-  using Base = VariableFetch::Base;
-  const unsigned atom = ops[0].atom;
-  const auto number = static_cast<int64_t>(ops[0].number);
-  if (ops.size() == 2 && ops[1].atom == DW_OP_stack_value) {
-    if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
-      return Place{Base::kRegister, static_cast<unsigned>(atom - DW_OP_breg0), 0, 0, false, 0,
-                   number};
-    }
-    if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
-      return Place{Base::kConstant, 0, 0, static_cast<int64_t>(atom - DW_OP_lit0), false, 0};
-    }
-    if (atom == DW_OP_constu || atom == DW_OP_consts ||
-        (atom >= DW_OP_const1u && atom <= DW_OP_const8s)) {
-      return Place{Base::kConstant, 0, 0, number, false, 0};
-    }
-  }
-  if (ops.size() == 2 && (atom == DW_OP_entry_value || atom == DW_OP_GNU_entry_value) &&
-      ops[1].atom == DW_OP_stack_value) {
-    // The value a register had on entry: at the entry itself, the register.
-    Dwarf_Addr low = 0;
-    Dwarf_Attribute inner;
-    Dwarf_Op* inner_ops = nullptr;
-    size_t inner_count = 0;
-    if (dwarf_lowpc(&function, &low) == 0 && low == pc &&
-        dwarf_getlocation_attr(&attr, &ops[0], &inner) == 0 &&
-        dwarf_getlocation(&inner, &inner_ops, &inner_count) == 0 && inner_count == 1 &&
-        inner_ops[0].atom >= DW_OP_reg0 && inner_ops[0].atom <= DW_OP_reg31) {
-      return Place{Base::kRegister, static_cast<unsigned>(inner_ops[0].atom - DW_OP_reg0)};
-    }
-  }
-  if (ops.size() != 1) {
-    for (const Dwarf_Op& op : ops) {
-      if (op.atom == DW_OP_piece || op.atom == DW_OP_entry_value ||
-          op.atom == DW_OP_GNU_entry_value || op.atom == DW_OP_implicit_pointer ||
-          op.atom == DW_OP_GNU_implicit_pointer || op.atom == DW_OP_stack_value) {
-        return error(ErrorKind::kUnsupported, -1, "its location here is " + op_name(op.atom));
-      }
-    }
-    return error(
-        ErrorKind::kUnsupported, -1,
-        "its location here is an expression of " + std::to_string(ops.size()) + " operations");
-  }
-  if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
-    return Place{Base::kRegister, static_cast<unsigned>(atom - DW_OP_reg0)};
-  if (atom == DW_OP_regx) return Place{Base::kRegister, static_cast<unsigned>(ops[0].number)};
-  if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
-    return Place{Base::kRegister, static_cast<unsigned>(atom - DW_OP_breg0), 0, 0, true, number};
-  }
-  if (atom == DW_OP_bregx) {
-    return Place{Base::kRegister,
-                 static_cast<unsigned>(ops[0].number),
-                 0,
-                 0,
-                 true,
-                 static_cast<int64_t>(ops[0].number2)};
-  }
-  if (atom == DW_OP_addr) return Place{Base::kAddress, 0, ops[0].number, 0, true, 0};
-  if (atom == DW_OP_addrx || atom == DW_OP_GNU_addr_index) {
-    // DWARF 5: an index into .debug_addr.
-    Dwarf_Attribute indexed;
-    Dwarf_Addr address = 0;
-    if (dwarf_getlocation_attr(&attr, &ops[0], &indexed) != 0 ||
-        dwarf_formaddr(&indexed, &address) != 0) {
-      return error(ErrorKind::kUnsupported, -1, "its address (DW_OP_addrx) is not readable");
-    }
-    return Place{Base::kAddress, 0, address, 0, true, 0};
-  }
-  if (atom == DW_OP_fbreg) {
-    auto base = frame_base(info, function, pc);
-    if (!base) return unexpected(base.error());
-    if (base->in_memory) {
-      return error(ErrorKind::kUnsupported, -1, "its frame base is in memory");
-    }
-    return Place{Base::kRegister, base->reg, 0, 0, true, base->at + number};
-  }
-  return error(ErrorKind::kUnsupported, -1, "its location here is " + op_name(atom));
-}
-
-Result<Place, VariableError> locate(const DebugInfo& info, Dwarf_Die& variable, Dwarf_Die& function,
-                                    uint64_t pc, const std::string& name) {
-  Dwarf_Attribute attr;
-  if (dwarf_attr(&variable, DW_AT_location, &attr) != nullptr) {
-    const std::vector<Dwarf_Op> ops = expression_at(attr, pc);
-    if (!ops.empty()) return place_of(info, attr, ops, function, pc);
-  } else if (dwarf_attr(&variable, DW_AT_const_value, &attr) != nullptr) {
-    Dwarf_Sword value = 0;
-    if (dwarf_formsdata(&attr, &value) == 0) {
-      return Place{VariableFetch::Base::kConstant, 0, 0, value, false, 0};
-    }
-  }
-  return error(ErrorKind::kOptimizedOut, -1,
-               "Failed to find the location of the '" + name +
-                   "' variable at this address. Perhaps it has been optimized out.");
-}
-
 // The value, materialized: a pointer in memory is loaded, so that the
 // value is the pointer itself.
 bool load_value(VariableFetch& fetch) {
@@ -372,7 +165,7 @@ struct Walk {
   std::optional<Dwarf_Die> type;
 };
 
-Result<void, VariableError> follow_member(Walk& walk, const AccessStep& step, int index,
+Result<void, VariableError> follow_member(Walk& walk, const PathStep& step, int index,
                                           bool through_pointer) {
   std::optional<Dwarf_Die> record = peeled(walk.type);
   if (through_pointer) record = peeled(type_of(&*record));
@@ -400,7 +193,7 @@ Result<void, VariableError> follow_member(Walk& walk, const AccessStep& step, in
   return {};
 }
 
-Result<void, VariableError> follow_index(Walk& walk, const AccessStep& step, int index) {
+Result<void, VariableError> follow_index(Walk& walk, const PathStep& step, int index) {
   std::optional<Dwarf_Die> bare = peeled(walk.type);
   const int tag = bare ? dwarf_tag(&*bare) : 0;
   std::optional<Dwarf_Die> element;
@@ -451,24 +244,24 @@ Result<void, VariableError> through_references(Walk& walk, int index) {
   return error(ErrorKind::kUnsupported, index, "references to references");
 }
 
-Result<void, VariableError> follow(Walk& walk, const AccessStep& step, int index) {
+Result<void, VariableError> follow(Walk& walk, const PathStep& step, int index) {
   std::optional<Dwarf_Die> bare = peeled(walk.type);
   const int tag = bare ? dwarf_tag(&*bare) : 0;
   const bool pointer = tag == DW_TAG_pointer_type;
   switch (step.kind) {
-    case AccessStep::kArrow:
+    case PathStep::kArrow:
       if (!pointer && is_record(tag)) {
         return error(ErrorKind::kNeedArrow, index,
                      type_name(walk.type) + " is not a pointer: its members are reached with '.'");
       }
       return follow_member(walk, step, index, /*through_pointer=*/true);
-    case AccessStep::kDot:
+    case PathStep::kDot:
       if (pointer) {
         return error(ErrorKind::kNeedArrow, index,
                      type_name(walk.type) + " is a pointer: its members are reached with '->'");
       }
       return follow_member(walk, step, index, /*through_pointer=*/false);
-    case AccessStep::kIndex:
+    case PathStep::kIndex:
       return follow_index(walk, step, index);
   }
   return {};
@@ -488,19 +281,18 @@ std::vector<std::string> names_in_scope(const Scopes& scopes) {
 }  // namespace
 
 Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64_t address,
-                                                   const VariableQuery& query) {
+                                                   const VariablePath& path) {
   auto scopes = scopes_at(info.dwarf(), address);
   if (!scopes) {
     return error(ErrorKind::kNoScope, -1, "no function in the debug information holds the address");
   }
-  auto variable = find_in_scopes(*scopes, query.name);
+  auto variable = find_in_scopes(*scopes, path.name);
   if (!variable) {
-    VariableError failure{ErrorKind::kNotFound, -1,
-                          "no variable '" + query.name + "' in scope here",
+    VariableError failure{ErrorKind::kNotFound, -1, "no variable '" + path.name + "' in scope here",
                           names_in_scope(*scopes)};
     return unexpected(std::move(failure));
   }
-  auto place = locate(info, *variable, scopes->subprogram, address, query.name);
+  auto place = locate(info, *variable, scopes->subprogram, address, path.name);
   if (!place) return unexpected(place.error());
   Walk walk;
   walk.fetch.base = place->base;
@@ -515,9 +307,9 @@ Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64
   if (auto referred = through_references(walk, -1); !referred) {
     return unexpected(referred.error());
   }
-  for (size_t i = 0; i < query.steps.size(); ++i) {
+  for (size_t i = 0; i < path.steps.size(); ++i) {
     const int index = static_cast<int>(i);
-    if (auto followed = follow(walk, query.steps[i], index); !followed) {
+    if (auto followed = follow(walk, path.steps[i], index); !followed) {
       return unexpected(followed.error());
     }
     if (auto referred = through_references(walk, index); !referred) {

@@ -6,8 +6,8 @@
 // globals; each variable's location at that very address (location lists
 // honoured); and a path through its type: VAR->MEMBER, VAR.MEMBER, VAR[N].
 //
-//   VariableQuery q{"it", {{AccessStep::kArrow, "name", 0}}};
-//   auto fetch = find_variable(info, 0x1149, q);
+//   VariablePath path{"it", {{PathStep::kArrow, "name"}}};
+//   auto fetch = find_variable(info, 0x1149, path);
 //   // fetch->base == kRegister, dwarf_reg 5 (rdi), in_memory, at == 8:
 //   // the value is the 8 bytes at rdi + 8, a `const char *`: a string.
 //
@@ -24,21 +24,16 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/variable_path.h"
 #include "symbols/debug_info.h"
 
 namespace dprobe::symbols {
 
-struct AccessStep {
-  enum Kind : uint8_t { kArrow, kDot, kIndex };
-  Kind kind;
-  std::string member;  // kArrow, kDot
-  int64_t index = 0;   // kIndex
-};
-
-struct VariableQuery {
-  std::string name;
-  std::vector<AccessStep> steps;
-};
+// find_variable follows a VariablePath (base/variable_path.h), the type
+// the language parses. The former names of this layer's copy of it, still
+// spelled by cli/variable_args.cc: to go once that copies the path whole.
+using AccessStep = PathStep;
+using VariableQuery = VariablePath;
 
 // What a value is, as far as fetching and printing it goes.
 struct ValueShape {
@@ -100,7 +95,7 @@ struct VariableError {
 };
 
 Result<VariableFetch, VariableError> find_variable(const DebugInfo& info, uint64_t address,
-                                                   const VariableQuery& query);
+                                                   const VariablePath& path);
 
 // The variables in scope at `address`, innermost scope first, each in the
 // DWARF's order (a function's parameters before its locals), for $params,

@@ -55,16 +55,7 @@ Result<TraceMemory> TraceMemory::initialize(void* memory, size_t size,
               layout.rings_offset - layout.counters_offset);
   auto* header = new (memory) TraceMemoryHeader{};
   header->version = kTraceMemoryVersion;
-  header->slot_count = layout.slot_count;
-  header->event_slots = layout.event_slots;
-  header->ring_bytes = layout.ring_bytes;
-  header->counters_offset = layout.counters_offset;
-  header->syscalls_offset = layout.syscalls_offset;
-  header->slots_offset = layout.slots_offset;
-  header->rings_offset = layout.rings_offset;
-  header->hists_offset = layout.hists_offset;
-  header->hist_slot_bytes = layout.hist_slot_bytes;
-  header->total_bytes = layout.total_bytes;
+  header->layout = layout;
   header->magic = kTraceMemoryMagic;
   return TraceMemory(memory, layout);
 }
@@ -75,30 +66,25 @@ Result<TraceMemory> TraceMemory::attach(void* memory, size_t size) {
   // change the shared one between a check and a use.
   TraceMemoryHeader copy;
   std::memcpy(static_cast<void*>(&copy), memory, offsetof(TraceMemoryHeader, slotless));
-  const TraceMemoryHeader* header = &copy;
-  if (header->magic != kTraceMemoryMagic || header->version != kTraceMemoryVersion) {
+  if (copy.magic != kTraceMemoryMagic || copy.version != kTraceMemoryVersion) {
     return fail("trace memory has a bad magic or version");
   }
+  const TraceMemoryLayout& claimed = copy.layout;
   // Sizes are checked against the block before any arithmetic on them, so
   // that a hostile header cannot wrap the layout around to look small.
   const bool sizes_fit =
-      header->ring_bytes > kRingControlBytes && header->rings_offset <= size &&
-      (header->slot_count == 0 ||
-       (header->ring_bytes <= (size - header->rings_offset) / header->slot_count &&
-        header->hist_slot_bytes <= size / header->slot_count));
+      claimed.ring_bytes > kRingControlBytes && claimed.rings_offset <= size &&
+      (claimed.slot_count == 0 ||
+       (claimed.ring_bytes <= (size - claimed.rings_offset) / claimed.slot_count &&
+        claimed.hist_slot_bytes <= size / claimed.slot_count));
   if (!sizes_fit) return fail("trace memory layout is inconsistent with the block");
+  // Every offset must be the one the counts give: the whole layout again.
   const TraceMemoryLayout expected =
-      TraceMemoryLayout::compute(header->slot_count, header->event_slots,
-                                 header->ring_bytes - kRingControlBytes, header->hist_slot_bytes);
-  const bool consistent = expected.counters_offset == header->counters_offset &&
-                          expected.syscalls_offset == header->syscalls_offset &&
-                          expected.slots_offset == header->slots_offset &&
-                          expected.rings_offset == header->rings_offset &&
-                          expected.hists_offset == header->hists_offset &&
-                          expected.hist_slot_bytes == header->hist_slot_bytes &&
-                          expected.total_bytes == header->total_bytes &&
-                          header->ring_bytes > kRingControlBytes;
-  if (!consistent || header->total_bytes > size) return fail("trace memory layout is inconsistent");
+      TraceMemoryLayout::compute(claimed.slot_count, claimed.event_slots,
+                                 claimed.ring_bytes - kRingControlBytes, claimed.hist_slot_bytes);
+  if (expected != claimed || claimed.total_bytes > size) {
+    return fail("trace memory layout is inconsistent");
+  }
   return TraceMemory(memory, expected);
 }
 

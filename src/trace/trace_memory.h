@@ -33,26 +33,38 @@
 namespace dprobe::trace {
 
 inline constexpr uint32_t kTraceMemoryMagic = 0x454d5244;  // "DRME"
-inline constexpr uint32_t kTraceMemoryVersion = 4;
+inline constexpr uint32_t kTraceMemoryVersion = 5;
+
+// Where each part of the block is; written into the header whole by the
+// side that formats the block, and checked whole by the side that maps it.
+struct TraceMemoryLayout {
+  uint32_t slot_count = 0;
+  uint32_t event_slots = 0;
+  uint64_t ring_bytes = 0;  // one ring block, control page included
+  uint64_t counters_offset = 0;
+  uint64_t syscalls_offset = 0;
+  uint64_t slots_offset = 0;
+  uint64_t rings_offset = 0;
+  uint64_t hists_offset = 0;
+  uint64_t hist_slot_bytes = 0;  // one slot's hist tables, every event's
+  uint64_t total_bytes = 0;
+
+  bool operator==(const TraceMemoryLayout&) const = default;
+
+  // `hist_bytes`: the hist tables one slot needs, every event's together.
+  static TraceMemoryLayout compute(uint32_t slot_count, uint32_t event_slots,
+                                   uint64_t ring_data_bytes, uint64_t hist_bytes = 0);
+};
 
 struct TraceMemoryHeader {
   uint32_t magic;
   uint32_t version;
-  uint32_t slot_count;
-  uint32_t event_slots;
   uint32_t clock;  // a ClockKind (trace/trace_clock.h): what the records' timestamps count
   // The program's own prctl(PR_SET_SYSCALL_USER_DISPATCH) calls the agent
   // refused (EBUSY) while it traced system calls: two dispatchers cannot
   // share a thread. Counted with __atomic builtins.
   uint32_t dispatch_refused;
-  uint64_t ring_bytes;  // one ring block, control page included
-  uint64_t counters_offset;
-  uint64_t syscalls_offset;
-  uint64_t slots_offset;
-  uint64_t rings_offset;
-  uint64_t hists_offset;
-  uint64_t hist_slot_bytes;  // one slot's hist tables, every event's
-  uint64_t total_bytes;
+  TraceMemoryLayout layout;
   // Hits that found every ring slot taken: lost, and counted here.
   alignas(64) std::atomic<uint64_t> slotless;
 };
@@ -93,23 +105,6 @@ enum SlotStateValue : uint32_t {
 struct SlotState {
   std::atomic<uint32_t> state;
   std::atomic<uint32_t> generation;
-};
-
-struct TraceMemoryLayout {
-  uint32_t slot_count = 0;
-  uint32_t event_slots = 0;
-  uint64_t ring_bytes = 0;
-  uint64_t counters_offset = 0;
-  uint64_t syscalls_offset = 0;
-  uint64_t slots_offset = 0;
-  uint64_t rings_offset = 0;
-  uint64_t hists_offset = 0;
-  uint64_t hist_slot_bytes = 0;
-  uint64_t total_bytes = 0;
-
-  // `hist_bytes`: the hist tables one slot needs, every event's together.
-  static TraceMemoryLayout compute(uint32_t slot_count, uint32_t event_slots,
-                                   uint64_t ring_data_bytes, uint64_t hist_bytes = 0);
 };
 
 // A view over the mapped block; it owns nothing.

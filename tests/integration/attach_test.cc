@@ -244,12 +244,7 @@ TEST_P(AttachWhileLoading, LibrariesComeAndGoWhileAttaching) {
                    dir.file("host.out"), dir.file("host.err"));
   ASSERT_TRUE(host.started());
   const std::string pid = std::to_string(host.pid());
-  ASSERT_TRUE(eventually(
-      [&] {
-        return read_file("/proc/" + pid + "/maps").find("libdprobe_test_plugin") !=
-               std::string::npos;
-      },
-      10s));
+  ASSERT_TRUE(eventually_mapped(host.pid(), "libdprobe_test_plugin", 10s)) << host.err();
   for (int i = 0; i < 10; ++i) {
     const RunResult run =
         run_dprobe({"attach", "-p", pid, "-e",
@@ -329,18 +324,26 @@ std::string setpriv_as_root() {
   return tool;
 }
 
-// Runs `args` as `uid` (its own group, no others), without a runtime
-// directory that is root's.
+// The command prefix that runs what follows as `uid`, in its own group
+// and no other (setpriv_as_root()).
+std::vector<std::string> as_user(uid_t uid) {
+  const std::string id = std::to_string(uid);
+  return {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"};
+}
+
+// Runs `args` as `uid`, without a runtime directory that is root's.
 RunResult run_as(uid_t uid, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{setpriv_as_root(),
-                                "--reuid=" + std::to_string(uid),
-                                "--regid=" + std::to_string(uid),
-                                "--clear-groups",
-                                find_tool("env"),
-                                "-u",
-                                "XDG_RUNTIME_DIR"};
+  std::vector<std::string> argv = as_user(uid);
+  argv.insert(argv.end(), {find_tool("env"), "-u", "XDG_RUNTIME_DIR"});
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
+}
+
+// The process is as it was before an attach: its text unchanged (nothing
+// left patched, or nothing patched at all), and running on.
+void expect_untouched(const Busy& busy, const TextSnapshot& before) {
+  EXPECT_EQ(text_snapshot(busy.pid()), before);
+  EXPECT_TRUE(busy.making_progress());
 }
 
 RunResult run_dprobe_as(uid_t uid, const std::vector<std::string>& args) {
@@ -391,8 +394,7 @@ TEST(Attach, AnotherUsersProcessIsRefusedSayingWhatToDo) {
   }
   if (!can_run_the_build(kNobody) || !can_run_the_build(kOtherUser))
     GTEST_SKIP() << "the build directory is not open to other users";
-  const std::string id = std::to_string(kNobody);
-  Busy busy(dir, {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"}, 2, 60);
+  Busy busy(dir, as_user(kNobody), 2, 60);
   ASSERT_TRUE(busy.ready) << busy.process.out() << busy.process.err();
   ASSERT_EQ(uids_of(busy.pid()), "65534 65534 65534 65534");
   const TextSnapshot before = text_snapshot(busy.pid());
@@ -401,8 +403,7 @@ TEST(Attach, AnotherUsersProcessIsRefusedSayingWhatToDo) {
   EXPECT_EQ(run.err, "dprobe: error: process " + std::to_string(busy.pid()) +
                          " belongs to another user (uid 65534): attach as that user\n")
       << run;
-  EXPECT_EQ(text_snapshot(busy.pid()), before);
-  EXPECT_TRUE(busy.making_progress());
+  expect_untouched(busy, before);
 }
 
 // Root, too, attaches only to root's processes: the agent talks to a
@@ -413,8 +414,7 @@ TEST(Attach, RootAttachesAsTheProcesssUser) {
   ASSERT_TRUE(dir.ok());
   if (setpriv_as_root().empty()) GTEST_SKIP() << "needs root and util-linux's setpriv";
   if (!can_run_the_build(kNobody)) GTEST_SKIP() << "the build directory is not open to other users";
-  const std::string id = std::to_string(kNobody);
-  Busy busy(dir, {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"}, 2, 60);
+  Busy busy(dir, as_user(kNobody), 2, 60);
   ASSERT_TRUE(busy.ready) << busy.process.out() << busy.process.err();
   const TextSnapshot before = text_snapshot(busy.pid());
   const RunResult run = run_dprobe(attach_args(busy.pid(), "0.2"));
@@ -424,8 +424,7 @@ TEST(Attach, RootAttachesAsTheProcesssUser) {
                          "--reuid=65534 --regid=65534 --clear-groups dprobe attach ...), not as "
                          "root\n")
       << run;
-  EXPECT_EQ(text_snapshot(busy.pid()), before);
-  EXPECT_TRUE(busy.making_progress());
+  expect_untouched(busy, before);
 }
 
 // The same user, without privileges: allowed, unless the kernel's Yama
@@ -436,8 +435,7 @@ TEST(Attach, TheSameUnprivilegedUserCanAttach) {
   if (setpriv_as_root().empty())
     GTEST_SKIP() << "needs root and util-linux's setpriv to act as another user";
   if (!can_run_the_build(kNobody)) GTEST_SKIP() << "the build directory is not open to other users";
-  const std::string id = std::to_string(kNobody);
-  Busy busy(dir, {setpriv_as_root(), "--reuid=" + id, "--regid=" + id, "--clear-groups"}, 2, 60);
+  Busy busy(dir, as_user(kNobody), 2, 60);
   ASSERT_TRUE(busy.ready) << busy.process.out() << busy.process.err();
   ASSERT_EQ(uids_of(busy.pid()), "65534 65534 65534 65534");
   const TextSnapshot before = text_snapshot(busy.pid());
@@ -452,8 +450,7 @@ TEST(Attach, TheSameUnprivilegedUserCanAttach) {
     EXPECT_GT(busy_hits(run), 0u) << run;
   }
   EXPECT_TRUE(process_running(busy.pid()));
-  EXPECT_TRUE(busy.making_progress());
-  EXPECT_EQ(text_snapshot(busy.pid()), before);
+  expect_untouched(busy, before);
 }
 
 // A process whose real and effective ids differ (what a set-uid or
@@ -485,8 +482,7 @@ TEST(Attach, ASetUidOrSetGidProcessIsRefused) {
                                    " runs set-uid or set-gid"))
         << run;
     EXPECT_THAT(run.err, HasSubstr("privilege boundary")) << run;
-    EXPECT_EQ(text_snapshot(busy.pid()), before);
-    EXPECT_TRUE(busy.making_progress());
+    expect_untouched(busy, before);
   }
 }
 

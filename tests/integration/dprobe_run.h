@@ -39,43 +39,22 @@
 #include <utility>
 #include <vector>
 
+#include "support/child_process.h"
+
 extern char** environ;
 
 namespace dprobe::integration {
 
 // ---- Files and directories ----------------------------------------------------
 
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using support::read_file;
 
 inline void write_file(const std::string& path, std::string_view text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
-// A private directory, removed with everything in it at the end of scope.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/dprobe-it-XXXXXX";
-    if (::mkdtemp(name) != nullptr) path_ = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  bool ok() const { return !path_.empty(); }
-  const std::string& path() const { return path_; }
-  std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
-
- private:
-  std::string path_;
-};
+using support::TempDir;
 
 // A test program built by tests/programs (NAME_O0, NAME_O2).
 inline std::string program(std::string_view name) {
@@ -139,37 +118,12 @@ inline std::vector<std::string> with_probe_engine(std::vector<std::string> args)
   return args;
 }
 
-struct RunResult {
-  bool started = false;
-  bool timed_out = false;  // killed after the time limit: always a failure
-  int status = -1;         // exit status; 128 + signal when killed by one
-  std::string out;
-  std::string err;
-};
-
-// A long stderr shows its head and its tail: the reason a run failed is
-// often its last line, after thousands of listed probes.
-inline std::ostream& operator<<(std::ostream& os, const RunResult& run) {
-  constexpr size_t kHead = 4000;
-  constexpr size_t kTail = 2000;
-  os << "started=" << run.started << " timed_out=" << run.timed_out << " status=" << run.status
-     << "\n--- stderr ---\n"
-     << run.err.substr(0, kHead);
-  if (run.err.size() > kHead + kTail) {
-    os << "\n[... " << run.err.size() - kHead - kTail << " bytes ...]\n"
-       << run.err.substr(run.err.size() - kTail);
-  } else if (run.err.size() > kHead) {
-    os << run.err.substr(kHead);
-  }
-  os << "\n--- stdout (first 4000 bytes) ---\n" << run.out.substr(0, 4000);
-  return os;
-}
+// How a run went and what it wrote (support/child_process.h); printed with
+// the head and the tail of its stderr.
+using RunResult = support::CapturedRun;
 
 constexpr std::chrono::seconds kRunTimeLimit{60};
 
-// Runs argv[0] (a path) with stdin from /dev/null, stdout and stderr to
-// files of their own; past `limit` the process is killed and timed_out set.
-// The limit only ends a hang: no test asserts on how long a run takes.
 // Whether `dprobe run -o FILE` is recorded and reported instead:
 // DPROBE_TEST_ROUND_TRIP set (and not "0"), as ctest's integration_rt.*
 // tests do. The same tests then check that `dprobe report` prints what
@@ -241,67 +195,17 @@ inline RunResult run_program(const std::vector<std::string>& args,
   return run;
 }
 
-// `args` run to its end (or killed after `limit`), stdout to
-// `stdout_path` when given.
+// `args` run to its end (support::run_captured: killed after `limit`, which
+// only ends a hang), stdout to `stdout_path` when given.
 inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::seconds limit,
                              const std::string& stdout_path) {
-  RunResult run;
-  TempDir dir;
-  if (!dir.ok() || args.empty()) return run;
-  const std::string out_path = stdout_path.empty() ? dir.file("stdout") : stdout_path;
-  const std::string err_path = dir.file("stderr");
-
-  std::vector<std::string> storage = args;
-  std::vector<char*> argv;
-  for (std::string& arg : storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  // Its own process group, so a hang is ended with everything it started.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
   // The suite's own switches are not the program's business.
   std::vector<char*> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     if (std::string_view(*entry).rfind("DPROBE_TEST_", 0) != 0) env.push_back(*entry);
   }
   env.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (spawned != 0) {
-    run.err = "posix_spawn " + args[0] + ": " + std::to_string(spawned);
-    return run;
-  }
-  run.started = true;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  int wstatus = 0;
-  pid_t done = 0;
-  while ((done = ::waitpid(pid, &wstatus, WNOHANG)) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      run.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &wstatus, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  if (!run.timed_out && done == pid) {
-    if (WIFEXITED(wstatus)) run.status = WEXITSTATUS(wstatus);
-    if (WIFSIGNALED(wstatus)) run.status = 128 + WTERMSIG(wstatus);
-  }
-  run.out = read_file(out_path);
-  run.err = read_file(err_path);
-  return run;
+  return support::run_captured(args, limit, stdout_path, env.data());
 }
 
 // Runs the built dprobe with `args`.

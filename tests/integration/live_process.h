@@ -36,19 +36,11 @@
 
 #include "integration/dprobe_run.h"
 #include "integration/elf_tools.h"
+#include "support/child_process.h"
 
 namespace dprobe::integration {
 
-// Polls `done` every 2 ms until it holds or `limit` has passed.
-template <typename Predicate>
-bool eventually(Predicate done, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return done();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
+using support::eventually;
 
 // A process started in the background, in a process group of its own,
 // stdin from /dev/null, stdout and stderr into the files named. Unless it
@@ -56,28 +48,9 @@ bool eventually(Predicate done, std::chrono::milliseconds limit) {
 class LiveProcess {
  public:
   LiveProcess(const std::vector<std::string>& args, std::string out_path, std::string err_path)
-      : out_path_(std::move(out_path)), err_path_(std::move(err_path)) {
-    std::vector<std::string> storage = with_probe_engine(args);
-    std::vector<char*> argv;
-    for (std::string& arg : storage) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    if (!args.empty() && posix_spawn(&pid_, argv[0], &actions, &attr, argv.data(), environ) != 0) {
-      pid_ = -1;
-    }
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
+      : out_path_(std::move(out_path)),
+        err_path_(std::move(err_path)),
+        pid_(support::spawn_redirected(with_probe_engine(args), out_path_, err_path_).pid) {}
   ~LiveProcess() {
     // Once reaped, its pid (and group id) may be another process's.
     if (pid_ <= 0 || reaped_) return;
@@ -101,14 +74,10 @@ class LiveProcess {
   // within `limit`; nullopt if it still runs.
   std::optional<int> wait(std::chrono::milliseconds limit) {
     if (reaped_ || pid_ <= 0) return status_;
-    int wstatus = 0;
-    pid_t done = 0;
-    if (!eventually([&] { return (done = ::waitpid(pid_, &wstatus, WNOHANG)) != 0; }, limit))
-      return std::nullopt;
+    const std::optional<int> status = support::wait_for_exit(pid_, limit);
+    if (!status) return std::nullopt;
     reaped_ = true;
-    if (done == pid_) {
-      status_ = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    }
+    status_ = *status;
     return status_;
   }
 
@@ -256,6 +225,13 @@ inline TextSnapshot text_snapshot(pid_t pid) {
     snapshot.bytes.push_back(read_memory(pid, m.start, m.end - m.start).value_or("<unreadable>"));
   }
   return snapshot;
+}
+
+// Whether an object whose path holds `name` is mapped in the process
+// within `limit`.
+inline bool eventually_mapped(pid_t pid, std::string_view name, std::chrono::milliseconds limit) {
+  const std::string maps = "/proc/" + std::to_string(pid) + "/maps";
+  return eventually([&] { return read_file(maps).find(name) != std::string::npos; }, limit);
 }
 
 // The path of the first object mapped in the process whose path ends with

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "integration/dprobe_run.h"
+#include "integration/level_mode_frame.h"
 
 namespace dprobe::integration {
 namespace {
@@ -44,7 +45,7 @@ Unwound unwound_per_round(const std::string& mode) {
   return {.bare = 5};  // bare
 }
 
-using Param = std::tuple<std::string, std::string, std::string>;  // level, mode, frame
+using Param = LevelModeFrame;
 
 class ReturnExceptions : public ::testing::TestWithParam<Param> {
  protected:
@@ -121,10 +122,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, ReturnExceptions,
                                             ::testing::Values("direct", "up", "middle", "rethrow",
                                                               "bare"),
                                             ::testing::Values("0", "65536")),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) +
-                                  "_frame" + std::get<2>(info.param);
-                         });
+                         level_mode_frame_name);
 
 }  // namespace
 }  // namespace dprobe::integration

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "integration/dprobe_run.h"
+#include "integration/level_mode_frame.h"
 
 namespace dprobe::integration {
 namespace {
@@ -29,7 +30,7 @@ using ::testing::HasSubstr;
 constexpr uint64_t kRounds = 20;
 
 // (level, mode, frame bytes)
-using Param = std::tuple<std::string, std::string, std::string>;
+using Param = LevelModeFrame;
 
 class ReturnJumps : public ::testing::TestWithParam<Param> {
  protected:
@@ -90,10 +91,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, ReturnJumps,
                          ::testing::Combine(::testing::Values("O0", "O2"),
                                             ::testing::Values("longjmp", "siglongjmp", "handler"),
                                             ::testing::Values("0", "65536")),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) +
-                                  "_frame" + std::get<2>(info.param);
-                         });
+                         level_mode_frame_name);
 
 }  // namespace
 }  // namespace dprobe::integration

@@ -8,10 +8,10 @@
 
 #include <sys/mman.h>
 
-#include "agent/signals.h"
-#include "agent/syscall_dispatch.h"
 #include "agent/hit/thread_trace.h"
 #include "agent/hit/vdso.h"
+#include "agent/signals.h"
+#include "agent/syscall_dispatch.h"
 
 namespace dprobe::agent {
 

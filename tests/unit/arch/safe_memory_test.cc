@@ -19,36 +19,12 @@
 #include <vector>
 
 #include "arch/runtime/context.h"
+#include "support/memory_faults.h"
 
 namespace dprobe::arch {
 namespace {
 
-void on_fault(int, siginfo_t*, void* ucontext) {
-  if (fixup_memory_fault(ucontext)) return;
-  std::abort();  // a fault outside the safe copies is a bug of the test
-}
-
-class SafeMemoryTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    struct sigaction action = {};
-    action.sa_sigaction = on_fault;
-    action.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    ASSERT_EQ(sigaction(SIGSEGV, &action, &old_segv_), 0);
-    ASSERT_EQ(sigaction(SIGBUS, &action, &old_bus_), 0);
-  }
-  static void TearDownTestSuite() {
-    sigaction(SIGSEGV, &old_segv_, nullptr);
-    sigaction(SIGBUS, &old_bus_, nullptr);
-  }
-
- private:
-  static struct sigaction old_segv_;
-  static struct sigaction old_bus_;
-};
-struct sigaction SafeMemoryTest::old_segv_;
-struct sigaction SafeMemoryTest::old_bus_;
+class SafeMemoryTest : public support::MemoryFaultTest {};
 
 // A few pages in a row, each of which can be made inaccessible.
 class Pages {
@@ -296,7 +272,7 @@ TEST_F(SafeMemoryTest, LongStringCopiesWhole) {
 
 TEST_F(SafeMemoryTest, FaultsElsewhereAreNotClaimed) {
   ucontext_t context = {};
-  const uint64_t elsewhere = address(reinterpret_cast<void*>(&on_fault));
+  const uint64_t elsewhere = address(reinterpret_cast<void*>(&support::on_memory_fault));
   set_context_pc(context, elsewhere);
   EXPECT_FALSE(fixup_memory_fault(&context));
   EXPECT_EQ(context_pc(context), elsewhere);

@@ -2,28 +2,16 @@
 //
 // The built `dprobe` executable, run as a user would: its exit status and
 // what it writes on stdout and stderr, each captured in a file of its own.
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
+#include "support/child_process.h"
 #include "unit/cli/cli_test_support.h"
 #include "unit/symbols/fixture_build.h"
-
-extern char** environ;
 
 namespace dprobe::cli {
 namespace {
@@ -31,64 +19,14 @@ namespace {
 using symbols::test_support::host_libc;
 using ::testing::HasSubstr;
 
-struct BinaryRun {
-  int status = -1;  // the exit status; -1 when killed or not started
-  bool timed_out = false;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using BinaryRun = support::CapturedRun;
 
 // Runs DPROBE_BINARY with `args`; gives up (and kills it) after `timeout`.
 BinaryRun run_dprobe(const std::vector<std::string>& args,
                      std::chrono::seconds timeout = std::chrono::seconds(30)) {
-  BinaryRun run;
-  char dir_template[] = "/tmp/dprobe-bin-XXXXXX";
-  if (::mkdtemp(dir_template) == nullptr) return run;
-  const std::string dir = dir_template;
-  const std::string out_path = dir + "/stdout";
-  const std::string err_path = dir + "/stderr";
-
-  std::vector<std::string> argv_storage{DPROBE_BINARY};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned == 0) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    int wstatus = 0;
-    pid_t done = 0;
-    while ((done = waitpid(pid, &wstatus, WNOHANG)) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        run.timed_out = true;
-        kill(pid, SIGKILL);
-        waitpid(pid, &wstatus, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!run.timed_out && done == pid && WIFEXITED(wstatus)) run.status = WEXITSTATUS(wstatus);
-    run.out = read_file(out_path);
-    run.err = read_file(err_path);
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  return run;
+  std::vector<std::string> argv{DPROBE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return support::run_captured(argv, timeout);
 }
 
 TEST(DprobeBinary, BadDefinitionPrintsTheKernelErrorLogOnStderr) {

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -16,6 +15,7 @@
 #include "cli/executable.h"
 #include "cli/trace_loop.h"
 #include "cli/tracer.h"
+#include "support/files.h"
 
 namespace dprobe::cli {
 namespace {
@@ -73,19 +73,15 @@ TEST(DefinitionFile, LinesCommentsAndOrigins) {
 
 class Script : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/dprobe-script-XXXXXX";
-    ASSERT_NE(::mkdtemp(name), nullptr);
-    dir_ = name;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { ASSERT_TRUE(temp_.ok()); }
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path) << text;
     ::chmod(path.c_str(), 0755);
     return path;
   }
-  std::string dir_;
+  support::TempDir temp_;
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(Script, InterpreterAsTheKernelRunsIt) {

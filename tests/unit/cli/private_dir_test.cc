@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <string>
+
+#include "support/files.h"
 
 namespace dprobe::cli {
 namespace {
@@ -20,16 +21,12 @@ constexpr uid_t kNobody = 65534;
 class PrivateDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    char name[] = "/tmp/dprobe-pd-XXXXXX";
-    ASSERT_NE(::mkdtemp(name), nullptr);
-    root_ = name;
+    ASSERT_TRUE(temp_.ok());
     const char* xdg = std::getenv("XDG_RUNTIME_DIR");
     had_xdg_ = xdg != nullptr;
     if (had_xdg_) xdg_ = xdg;
   }
   void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
     if (had_xdg_) {
       ::setenv("XDG_RUNTIME_DIR", xdg_.c_str(), 1);
     } else {
@@ -47,7 +44,8 @@ class PrivateDir : public ::testing::Test {
     if (fd) ::close(*fd);
     return fd.has_value();
   }
-  std::string root_;
+  support::TempDir temp_;
+  const std::string root_ = temp_.path();
   bool had_xdg_ = false;
   std::string xdg_;
 };

@@ -18,13 +18,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <span>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "support/files.h"
 #include "trace/record.h"
 #include "trace/trace_file.h"
 
@@ -41,15 +41,7 @@ struct Report {
 
 class ReportBadFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/dprobe-report-XXXXXX";
-    ASSERT_NE(::mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
+  void SetUp() override { ASSERT_TRUE(temp_.ok()); }
 
   std::string write(const std::string& name, const std::string& bytes) {
     const std::string path = dir_ + "/" + name;
@@ -69,7 +61,8 @@ class ReportBadFiles : public ::testing::Test {
     return run;
   }
 
-  std::string dir_;
+  support::TempDir temp_;
+  const std::string dir_ = temp_.path();
 };
 
 // A file whose notes say `notes`, as `record` writes them.

@@ -97,11 +97,11 @@ class Hostile : public ::testing::Test {
 
 TEST_F(Hostile, HeaderScribbledAfterTheCheckIsNeverReadAgain) {
   hit_all();
-  header().slot_count = 0xffffffffu;
-  header().event_slots = 0xffffffffu;
-  header().ring_bytes = ~uint64_t{0};
-  header().rings_offset = uint64_t{1} << 60;
-  header().counters_offset = 12345;
+  header().layout.slot_count = 0xffffffffu;
+  header().layout.event_slots = 0xffffffffu;
+  header().layout.ring_bytes = ~uint64_t{0};
+  header().layout.rings_offset = uint64_t{1} << 60;
+  header().layout.counters_offset = 12345;
   EXPECT_EQ(memory_->slot_count(), kSlots);
   EXPECT_EQ(collect(), kSlots);
   EXPECT_TRUE(reader_->problems().empty());

@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -44,6 +45,7 @@
 #include "arch/runtime/safe_memory.h"
 #include "core/landing_pads.h"
 #include "core/probe_registry.h"
+#include "support/memory_faults.h"
 
 extern "C" {
 // Returns dprobe_stress_base + n. Its first three instructions (10 bytes,
@@ -136,11 +138,6 @@ void on_trap(int, siginfo_t*, void* raw_context) {
 extern "C" __attribute__((target("general-regs-only"))) void dprobe_stress_jump_hit(
     arch::SavedRegs*, uint64_t) noexcept {
   ++t_jump_hits;
-}
-
-void on_fault(int, siginfo_t*, void* context) {
-  if (arch::fixup_memory_fault(context)) return;
-  std::abort();  // a fault outside the safe copies is a bug of the test
 }
 
 // ---- Stopping the workers: the other_thread_pcs of OptimizeEnv ----------------
@@ -306,8 +303,8 @@ class OptimizedProbeStress : public ::testing::Test {
               (std::vector<uint8_t>{0x55, 0x48, 0x89, 0xe5, 0x8b, 0x05, original_[6], original_[7],
                                     original_[8], original_[9], 0x01, 0xf8, 0x5d, 0xc3}));
     install(SIGTRAP, on_trap);
-    install(SIGSEGV, on_fault);
-    install(SIGBUS, on_fault);
+    faults_.emplace();
+    ASSERT_TRUE(faults_->installed());
     install(kStopSignal, on_stop);
     auto registry = ProbeRegistry::create();
     ASSERT_TRUE(registry) << registry.error().message;
@@ -326,6 +323,7 @@ class OptimizedProbeStress : public ::testing::Test {
   void TearDown() override {
     if (registry_) registry_->disarm_all();
     for (auto& [signal, action] : saved_) ::sigaction(signal, &action, nullptr);
+    faults_.reset();
   }
 
   // The stop signal waits out a trap handler (sa_mask): a thread is never
@@ -334,7 +332,6 @@ class OptimizedProbeStress : public ::testing::Test {
     struct sigaction action = {};
     action.sa_sigaction = handler;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
-    if (signal == SIGSEGV || signal == SIGBUS) action.sa_flags |= SA_NODEFER;
     sigemptyset(&action.sa_mask);
     if (signal == SIGTRAP) sigaddset(&action.sa_mask, kStopSignal);
     ASSERT_EQ(::sigaction(signal, &action, &saved_[signal]), 0);
@@ -352,6 +349,7 @@ class OptimizedProbeStress : public ::testing::Test {
   std::unique_ptr<ProbeRegistry> registry_;
   std::vector<uint8_t> original_;
   std::map<int, struct sigaction> saved_;
+  std::optional<support::MemoryFaultHandler> faults_;
 };
 
 // A probe kept a breakpoint because of where a thread was is tried again

@@ -20,6 +20,7 @@
 
 #include "arch/runtime/safe_memory.h"
 #include "core/text_patcher.h"
+#include "support/memory_faults.h"
 
 extern "C" {
 // Returns 0x12345679.
@@ -121,28 +122,10 @@ std::vector<uint8_t> code_at(uint64_t address, size_t size) {
   return bytes;
 }
 
-void on_fault(int, siginfo_t*, void* ucontext) {
-  if (arch::fixup_memory_fault(ucontext)) return;
-  std::abort();  // a fault outside the safe copies is a bug of the test
-}
-
-class ProbeRegistryTest : public ::testing::Test {
+// The registry reads code with the fault-safe copies, as the agent does
+// with its SIGSEGV handler in place.
+class ProbeRegistryTest : public support::MemoryFaultTest {
  protected:
-  // The registry reads code with the fault-safe copies, as the agent does
-  // with its SIGSEGV handler in place.
-  static void SetUpTestSuite() {
-    struct sigaction action = {};
-    action.sa_sigaction = on_fault;
-    action.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    ASSERT_EQ(sigaction(SIGSEGV, &action, &old_segv_), 0);
-    ASSERT_EQ(sigaction(SIGBUS, &action, &old_bus_), 0);
-  }
-  static void TearDownTestSuite() {
-    sigaction(SIGSEGV, &old_segv_, nullptr);
-    sigaction(SIGBUS, &old_bus_, nullptr);
-  }
-
   void SetUp() override {
     probed_original_ = code_at(probed(), kProbedBytes);
     rip_original_ = code_at(rip_function(), kRipBytes);
@@ -177,13 +160,7 @@ class ProbeRegistryTest : public ::testing::Test {
   std::vector<uint8_t> probed_original_;
   std::vector<uint8_t> rip_original_;
   std::vector<uint8_t> traps_original_;
-
- private:
-  static struct sigaction old_segv_;
-  static struct sigaction old_bus_;
 };
-struct sigaction ProbeRegistryTest::old_segv_;
-struct sigaction ProbeRegistryTest::old_bus_;
 
 ProbeSite site(uint64_t function, uint64_t offset, uint64_t size = kProbedBytes) {
   return {function + offset, function, size};

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "arch/runtime/safe_memory.h"
+#include "support/memory_faults.h"
 
 // 16 NOPs, then returns 42. Patched below to return something else.
 extern "C" int dprobe_test_patch_target();
@@ -158,29 +159,19 @@ TEST(TextPatcher, WritesOneByteAtATime) {
   EXPECT_EQ(dprobe_test_patch_target(), 42);
 }
 
-void on_fault(int, siginfo_t*, void* ucontext) {
-  if (arch::fixup_memory_fault(ucontext)) return;
-  std::abort();
-}
-
 TEST(TextPatcher, TextStaysUnwritableToOrdinaryStores) {
   RestoreTarget restore;
-  struct sigaction action = {};
-  struct sigaction old_segv = {};
-  action.sa_sigaction = on_fault;
-  action.sa_flags = SA_SIGINFO | SA_NODEFER;
-  sigemptyset(&action.sa_mask);
-  ASSERT_EQ(sigaction(SIGSEGV, &action, &old_segv), 0);
-
   const TextPatcher patcher = open_patcher();
-  const uint8_t int3 = 0xcc;
-  ASSERT_TRUE(patcher.write(target_address(), {&int3, 1}));
-  // A store by the program itself still faults: no page was made writable.
-  const uint8_t nop = 0x90;
-  EXPECT_FALSE(arch::safe_write(target_address(), &nop, 1));
-  EXPECT_EQ(bytes_at(target_address(), 1), std::vector<uint8_t>{0xcc});
-
-  sigaction(SIGSEGV, &old_segv, nullptr);
+  {
+    support::MemoryFaultHandler handler;
+    ASSERT_TRUE(handler.installed());
+    const uint8_t int3 = 0xcc;
+    ASSERT_TRUE(patcher.write(target_address(), {&int3, 1}));
+    // A store by the program itself still faults: no page was made writable.
+    const uint8_t nop = 0x90;
+    EXPECT_FALSE(arch::safe_write(target_address(), &nop, 1));
+    EXPECT_EQ(bytes_at(target_address(), 1), std::vector<uint8_t>{0xcc});
+  }
   ASSERT_TRUE(patcher.write(target_address(), restore.original()));
   EXPECT_EQ(dprobe_test_patch_target(), 42);
 }

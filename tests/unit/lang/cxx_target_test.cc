@@ -6,15 +6,12 @@
 
 #include "lang/definition.h"
 #include "lang/target.h"
+#include "unit/lang/parse_ok.h"
 
 namespace dprobe::lang {
 namespace {
 
-Definition parse_ok(const std::string& line) {
-  auto def = parse_definition(line, {arch::Isa::kX86_64});
-  EXPECT_TRUE(def) << line << "\n" << (def ? "" : render_error(def.error()));
-  return def ? std::move(*def) : Definition{};
-}
+using test::parse_ok;
 
 TEST(CxxTarget, QualifiedNamesWithAndWithoutObjects) {
   const Definition def = parse_ok("p ns::Klass::method(int)");

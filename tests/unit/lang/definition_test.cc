@@ -8,15 +8,12 @@
 
 #include "lang/format_definition.h"
 #include "lang/naming.h"
+#include "unit/lang/parse_ok.h"
 
 namespace dprobe::lang {
 namespace {
 
-Definition parse_ok(const std::string& line) {
-  auto def = parse_definition(line, {arch::Isa::kX86_64});
-  EXPECT_TRUE(def) << line << "\n" << (def ? "" : render_error(def.error()));
-  return def ? std::move(*def) : Definition{};
-}
+using test::parse_ok;
 
 std::string normalized(const std::string& line) { return format_definition(parse_ok(line).spec); }
 

@@ -99,21 +99,9 @@ int open_memfds_named(const std::string& name) {
 
 // Bytes as they are, with one descriptor attached: for frames that lie.
 void send_raw(int socket, const std::vector<uint8_t>& bytes, int fd = -1) {
-  iovec iov{const_cast<uint8_t*>(bytes.data()), bytes.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-  }
-  ASSERT_EQ(sendmsg(socket, &msg, MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  auto sent = send_with_descriptor(socket, std::as_bytes(std::span(bytes)), fd);
+  ASSERT_TRUE(sent) << sent.error().message;
+  ASSERT_EQ(*sent, bytes.size());
 }
 
 // A receive that would block forever fails after a while instead.

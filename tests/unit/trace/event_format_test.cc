@@ -12,33 +12,12 @@
 #include <vector>
 
 #include "trace/event.h"
+#include "unit/trace/event_records.h"
 
 namespace dprobe::trace {
 namespace {
 
-struct ArgSpec {
-  std::string name;
-  TypeId type;
-  uint32_t count = 0;
-};
-
-EventDesc make_event(uint16_t id, std::string name, bool is_return,
-                     const std::vector<ArgSpec>& args) {
-  EventDesc ev;
-  ev.id = id;
-  ev.group = "dprobes";
-  ev.name = std::move(name);
-  ev.is_return = is_return;
-  for (const ArgSpec& spec : args) {
-    EventArg arg;
-    arg.name = spec.name;
-    arg.type = spec.type;
-    arg.count = spec.count;
-    ev.args.push_back(std::move(arg));
-  }
-  layout_event(ev);
-  return ev;
-}
+using test_support::make_event;
 
 constexpr const char* kCommonFields =
     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -50,7 +29,7 @@ constexpr const char* kCommonFields =
     "\n";
 
 TEST(FormatDescription, EntryEventAsTheKernelPrintsIt) {
-  const EventDesc ev = make_event(2326, "p_ls_0x1000", false,
+  const EventDesc ev = make_event("p_ls_0x1000", false,
                                   {{"arg1", TypeId::kX64},
                                    {"arg2", TypeId::kU32, 4},
                                    {"arg5", TypeId::kString},
@@ -58,7 +37,8 @@ TEST(FormatDescription, EntryEventAsTheKernelPrintsIt) {
                                    {"arg8", TypeId::kU32},
                                    {"arg9", TypeId::kChar},
                                    {"y", TypeId::kS16},
-                                   {"z", TypeId::kString, 2}});
+                                   {"z", TypeId::kString, 2}},
+                                  2326);
   EXPECT_EQ(format_description(ev),
             std::string("name: p_ls_0x1000\n"
                         "ID: 2326\n"
@@ -81,14 +61,15 @@ TEST(FormatDescription, EntryEventAsTheKernelPrintsIt) {
 }
 
 TEST(FormatDescription, ReturnEvent) {
-  const EventDesc ev = make_event(12, "r_main_0", true,
+  const EventDesc ev = make_event("r_main_0", true,
                                   {{"rv", TypeId::kX64},
                                    {"n", TypeId::kU64},
                                    {"d", TypeId::kS64},
                                    {"s", TypeId::kSymbol},
                                    {"ss", TypeId::kSymStr},
                                    {"u", TypeId::kUString},
-                                   {"x", TypeId::kX16, 2}});
+                                   {"x", TypeId::kX16, 2}},
+                                  12);
   EXPECT_EQ(format_description(ev),
             std::string("name: r_main_0\n"
                         "ID: 12\n"
@@ -110,7 +91,7 @@ TEST(FormatDescription, ReturnEvent) {
 }
 
 TEST(FormatDescription, EventWithoutArguments) {
-  const EventDesc ev = make_event(1, "p_main_0", false, {});
+  const EventDesc ev = make_event("p_main_0", false, {}, 1);
   EXPECT_EQ(format_description(ev),
             std::string("name: p_main_0\nID: 1\nformat:\n") + kCommonFields +
                 "\tfield:unsigned long __probe_ip;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -119,7 +100,7 @@ TEST(FormatDescription, EventWithoutArguments) {
 }
 
 TEST(FormatDescription, BitfieldIsItsContainerType) {
-  EventDesc ev = make_event(3, "p", false, {{"b", TypeId::kU32}});
+  EventDesc ev = make_event("p", false, {{"b", TypeId::kU32}}, 3);
   ev.args[0].type_text = "b4@2/32";
   const std::string text = format_description(ev);
   EXPECT_NE(text.find("\tfield:u32 b;\toffset:32;\tsize:4;\tsigned:0;\n"), std::string::npos);

@@ -111,13 +111,9 @@ TEST(TraceMemory, InitializeThenAttach) {
   const TraceMemoryHeader& h = block.header();
   EXPECT_EQ(h.magic, kTraceMemoryMagic);
   EXPECT_EQ(h.version, kTraceMemoryVersion);
-  EXPECT_EQ(h.slot_count, 8u);
-  EXPECT_EQ(h.event_slots, 5u);
-  EXPECT_EQ(h.ring_bytes, layout.ring_bytes);
-  EXPECT_EQ(h.counters_offset, layout.counters_offset);
-  EXPECT_EQ(h.slots_offset, layout.slots_offset);
-  EXPECT_EQ(h.rings_offset, layout.rings_offset);
-  EXPECT_EQ(h.total_bytes, layout.total_bytes);
+  EXPECT_EQ(h.layout.slot_count, 8u);
+  EXPECT_EQ(h.layout.event_slots, 5u);
+  EXPECT_TRUE(h.layout == layout);
   EXPECT_EQ(memory->slot_count(), 8u);
   EXPECT_EQ(memory->event_slots(), 5u);
   EXPECT_EQ(memory->ring_bytes(), layout.ring_bytes);
@@ -147,7 +143,7 @@ TEST(TraceMemory, HistTablesFollowTheRingsOnePageAlignedBlockPerSlot) {
   EXPECT_EQ(attached->hist_tables(2) + 2 * kPage,
             reinterpret_cast<std::byte*>(block.data()) + layout.total_bytes);
   // A header that claims more hist tables than the block holds is refused.
-  block.header().hist_slot_bytes = block.size();
+  block.header().layout.hist_slot_bytes = block.size();
   EXPECT_FALSE(TraceMemory::attach(block.data(), block.size()));
 }
 
@@ -306,15 +302,7 @@ TEST_F(TraceMemoryAttach, RejectsBlockSmallerThanItsLayout) {
 }
 
 TEST_F(TraceMemoryAttach, RejectsEveryInconsistentField) {
-  const auto restore = [&] {
-    header().slot_count = layout_.slot_count;
-    header().event_slots = layout_.event_slots;
-    header().ring_bytes = layout_.ring_bytes;
-    header().counters_offset = layout_.counters_offset;
-    header().slots_offset = layout_.slots_offset;
-    header().rings_offset = layout_.rings_offset;
-    header().total_bytes = layout_.total_bytes;
-  };
+  const auto restore = [&] { header().layout = layout_; };
   const auto expect_rejected = [&](const char* what) {
     auto memory = attach();
     EXPECT_FALSE(memory) << what;
@@ -325,38 +313,38 @@ TEST_F(TraceMemoryAttach, RejectsEveryInconsistentField) {
     ASSERT_TRUE(attach()) << what;
   };
 
-  header().counters_offset += kPage;
+  header().layout.counters_offset += kPage;
   expect_rejected("counters offset");
-  header().counters_offset = 0;  // over the header
+  header().layout.counters_offset = 0;  // over the header
   expect_rejected("counters over the header");
-  header().slots_offset -= kPage;
+  header().layout.slots_offset -= kPage;
   expect_rejected("slots offset");
-  header().rings_offset += kPage;
+  header().layout.rings_offset += kPage;
   expect_rejected("rings offset");
-  header().total_bytes += kPage;
+  header().layout.total_bytes += kPage;
   expect_rejected("total bytes");
-  header().total_bytes -= kPage;
+  header().layout.total_bytes -= kPage;
   expect_rejected("total bytes short");
-  header().slot_count += 1;  // more rings than the total holds
+  header().layout.slot_count += 1;  // more rings than the total holds
   expect_rejected("slot count");
-  header().event_slots = 100000;  // counters running into the slots
+  header().layout.event_slots = 100000;  // counters running into the slots
   expect_rejected("event slots");
-  header().ring_bytes += kPage;
+  header().layout.ring_bytes += kPage;
   expect_rejected("ring bytes");
-  header().ring_bytes = kRingControlBytes;  // no data area at all
+  header().layout.ring_bytes = kRingControlBytes;  // no data area at all
   expect_rejected("ring without data");
-  header().ring_bytes = 0;
+  header().layout.ring_bytes = 0;
   expect_rejected("ring of zero bytes");
 }
 
 TEST_F(TraceMemoryAttach, ConsistentButBiggerThanTheMemoryIsRejected) {
   // A header consistent with itself, describing more rings than mapped.
   const auto big = TraceMemoryLayout::compute(400, 6, 8192);
-  header().slot_count = big.slot_count;
-  header().rings_offset = big.rings_offset;
-  header().slots_offset = big.slots_offset;
-  header().counters_offset = big.counters_offset;
-  header().total_bytes = big.total_bytes;
+  header().layout.slot_count = big.slot_count;
+  header().layout.rings_offset = big.rings_offset;
+  header().layout.slots_offset = big.slots_offset;
+  header().layout.counters_offset = big.counters_offset;
+  header().layout.total_bytes = big.total_bytes;
   auto memory = attach();
   EXPECT_FALSE(memory);
 }
@@ -369,12 +357,12 @@ TEST_F(TraceMemoryAttach, RejectsRingSizesThatOverflowTheTotal) {
   const auto hostile = TraceMemoryLayout::compute(2, 6, huge_data);
   ASSERT_EQ(hostile.ring_bytes, kRingControlBytes + huge_data);
   ASSERT_LE(hostile.total_bytes, block_.size()) << "the wrapped total fits the block";
-  header().slot_count = hostile.slot_count;
-  header().ring_bytes = hostile.ring_bytes;
-  header().counters_offset = hostile.counters_offset;
-  header().slots_offset = hostile.slots_offset;
-  header().rings_offset = hostile.rings_offset;
-  header().total_bytes = hostile.total_bytes;
+  header().layout.slot_count = hostile.slot_count;
+  header().layout.ring_bytes = hostile.ring_bytes;
+  header().layout.counters_offset = hostile.counters_offset;
+  header().layout.slots_offset = hostile.slots_offset;
+  header().layout.rings_offset = hostile.rings_offset;
+  header().layout.total_bytes = hostile.total_bytes;
   auto memory = attach();
   if (memory) {
     const auto begin = reinterpret_cast<uintptr_t>(block_.data());
