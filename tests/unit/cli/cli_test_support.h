@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli/check_command.h"
-#include "cli/list_command.h"
+#include "cli/command/check_command.h"
+#include "cli/command/list_command.h"
 #include "symbols/elf_file.h"
 #include "symbols/lookup.h"
 #include "symbols/symbol_table.h"
