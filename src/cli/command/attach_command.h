@@ -15,6 +15,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "cli/command/subcommand.h"
 #include "cli/command/trace_options.h"
 
 namespace dprobe::cli {
@@ -26,6 +27,10 @@ struct AttachOptions {
 };
 
 int run_attach(const AttachOptions& options, std::ostream& errors);
+
+// `attach` and its options on the command line (built with or without the
+// probe engine: attach_command_line.cc).
+Subcommand add_attach_command(CLI::App& app);
 
 // Why `pid` may not be traced by us, in words a user can act on.
 Result<void> check_attachable(pid_t pid);

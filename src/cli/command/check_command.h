@@ -8,6 +8,7 @@
 
 #include <iosfwd>
 
+#include "cli/command/subcommand.h"
 #include "cli/plan/definitions.h"
 
 namespace dprobe::cli {
@@ -18,6 +19,9 @@ struct CheckOptions {
 };
 
 int run_check(const CheckOptions& options, std::ostream& out, std::ostream& errors);
+
+// `check` and its options on the command line.
+Subcommand add_check_command(CLI::App& app);
 
 }  // namespace dprobe::cli
 

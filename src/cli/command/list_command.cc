@@ -5,12 +5,18 @@
 #include <fmt/format.h>
 #include <link.h>
 
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 
 #include "base/strings.h"
+#include "cli/command/line_listing.h"
+#include "cli/command/variable_listing.h"
 #include "cli/plan/target_resolver.h"
+#include "cli/process/executable.h"
 #include "lang/target.h"
 #include "symbols/lookup_error.h"
 
@@ -87,6 +93,30 @@ int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors
   }
   out << text;
   return 0;
+}
+
+Subcommand add_list_command(CLI::App& app) {
+  auto list = std::make_shared<ListOptions>();
+  CLI::App* command = app.add_subcommand("list", "List the functions of an ELF object");
+  command->add_option("-x,--exec", list->executable, "Executable to list (or to find OBJ for)");
+  command->add_option("pattern", list->pattern, "[OBJ:]GLOB, e.g. 'libc.so.6:str*'");
+  CLI::Option* lines =
+      command->add_option("-L,--line", list->line_function,
+                          "Show FUNC[@SRC]'s source with its probe-able lines numbered, as perf "
+                          "probe -L");
+  command
+      ->add_option("-V,--vars", list->variables_place,
+                   "Show the variables a probe at PLACE can fetch, with their types, as perf "
+                   "probe -V (FUNC, FUNC:RLN, SRC:ALN, FUNC@SRC)")
+      ->excludes(lines);
+  return {command, [list] {
+            list->executable = find_executable(list->executable);
+            if (!list->line_function.empty()) return run_list_lines(*list, std::cout, std::cerr);
+            if (!list->variables_place.empty()) {
+              return run_list_variables(*list, std::cout, std::cerr);
+            }
+            return run_list(*list, std::cout, std::cerr);
+          }};
 }
 
 }  // namespace dprobe::cli

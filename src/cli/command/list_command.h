@@ -12,6 +12,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "cli/command/subcommand.h"
+
 namespace dprobe::cli {
 
 struct ListOptions {
@@ -22,6 +24,9 @@ struct ListOptions {
 };
 
 int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors);
+
+// `list` and its options on the command line: -L and -V choose what it lists.
+Subcommand add_list_command(CLI::App& app);
 
 }  // namespace dprobe::cli
 

@@ -6,10 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -209,6 +211,36 @@ int run_report(const ReportOptions& options, std::FILE* out, std::ostream& error
            << ": no profile (the recording did not end)\n";
   }
   return 0;
+}
+
+Subcommand add_report_command(CLI::App& app) {
+  auto report = std::make_shared<ReportOptions>();
+  CLI::App* command =
+      app.add_subcommand("report", "Print a trace file that record wrote, as run prints a trace");
+  command->add_option("file", report->file, "The trace file (default: dprobe.dat)");
+  command->add_flag("--json", report->json, "Print JSON lines instead of ftrace text lines");
+  command->add_flag("--profile", report->profile,
+                    "Print the profile (each event's hits and misses) instead of the trace");
+  command->add_option("--perfetto", report->perfetto,
+                      "Write the trace as Chrome trace-event JSON for Perfetto (return probes "
+                      "as slices) to this file, instead of printing it");
+  // One value per occurrence: "--pid 5 FILE" leaves FILE alone.
+  command
+      ->add_option("--event", report->filter.events, "Only the records of [GRP/]EVENT (repeatable)")
+      ->allow_extra_args(false);
+  command->add_option("--pid", report->filter.pids, "Only the records of this process (repeatable)")
+      ->allow_extra_args(false);
+  command->add_option("--tid", report->filter.tids, "Only the records of this thread (repeatable)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--since", report->filter.since,
+                   "Only the records at or after this time (seconds, as the lines print it)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--until", report->filter.until,
+                   "Only the records at or before this time (seconds, as the lines print it)")
+      ->check(CLI::NonNegativeNumber);
+  return {command, [report] { return run_report(*report, stdout, std::cerr); }};
 }
 
 }  // namespace dprobe::cli

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/command/subcommand.h"
+
 namespace dprobe::cli {
 
 // Which records a report shows; empty lists and unset times show all.
@@ -39,6 +41,9 @@ struct ReportOptions {
 };
 
 int run_report(const ReportOptions& options, std::FILE* out, std::ostream& errors);
+
+// `report` and its options on the command line.
+Subcommand add_report_command(CLI::App& app);
 
 }  // namespace dprobe::cli
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command/subcommand.h"
 #include "cli/command/trace_options.h"
 
 namespace dprobe::cli {
@@ -29,6 +30,10 @@ struct RunOptions {
 };
 
 int run_run(const RunOptions& options, std::ostream& errors);
+
+// `run` and its options on the command line (built with or without the
+// probe engine: run_command_line.cc).
+Subcommand add_run_command(CLI::App& app);
 
 }  // namespace dprobe::cli
 

@@ -2,6 +2,7 @@
 #include "cli/command/trace_options.h"
 
 #include <CLI/CLI.hpp>
+#include <ostream>
 
 #include "cli/output/terminal_text.h"
 #include "cli/session/trace_loop.h"
@@ -104,6 +105,34 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
   settings.disabled = flags.disabled;
   settings.follow = flags.follow;
   return settings;
+}
+
+int check_trace_options(const TraceFlags& flags, TraceSettings& settings, std::ostream& errors) {
+  auto checked = trace_settings(flags);
+  if (!checked) {
+    errors << "dprobe: error: " << checked.error().message << "\n";
+    return 2;
+  }
+  settings = std::move(*checked);
+  return 0;
+}
+
+int check_duration(const std::string& duration, double& seconds, std::ostream& errors) {
+  if (duration.empty()) return 0;
+  const auto parsed = parse_seconds(duration);
+  if (!parsed) {
+    errors << "dprobe: error: bad --duration: " << printable(duration)
+           << " (a number of seconds above 0, e.g. 0.5 or 10)\n";
+    return 2;
+  }
+  seconds = *parsed;
+  return 0;
+}
+
+int refuse_without_engine(std::string_view subcommand, std::ostream& errors) {
+  errors << "dprobe: error: " << subcommand
+         << ": not supported on this architecture (no probe engine)\n";
+  return 2;
 }
 
 }  // namespace dprobe::cli

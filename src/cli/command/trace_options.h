@@ -14,7 +14,9 @@
 #define DPROBE_CLI_COMMAND_TRACE_OPTIONS_H_
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -76,6 +78,16 @@ struct TraceSettings {
 // A bad number is an error naming the option and what it takes (a usage
 // error: exit status 2).
 Result<TraceSettings> trace_settings(const TraceFlags& flags);
+
+// What the tracing subcommands do with their options once parsed: 0 when
+// good (`settings`, `seconds` set), else 2 (bad usage) after saying why.
+int check_trace_options(const TraceFlags& flags, TraceSettings& settings, std::ostream& errors);
+// --duration, when given (empty: `seconds` left as it is).
+int check_duration(const std::string& duration, double& seconds, std::ostream& errors);
+
+// A tracing subcommand where there is no probe engine (DPROBE_ENGINE 0,
+// command/subcommand.h): says so; 2.
+int refuse_without_engine(std::string_view subcommand, std::ostream& errors);
 
 }  // namespace dprobe::cli
 
