@@ -38,8 +38,10 @@ int record_parsed([[maybe_unused]] const RecordCommandLine& line) {
   settings.format = OutputFormat::kRecord;
   settings.session.entry_times = true;  // report --perfetto draws each call as a slice
   if (settings.output.empty()) settings.output = "dprobe.dat";
-  if (line.pid == 0) return run_run({std::move(settings), line.command}, std::cerr);
-  AttachOptions attach{std::move(settings), line.pid, 0};
+  if (line.pid == 0) {
+    return run_run({.trace = std::move(settings), .command = line.command}, std::cerr);
+  }
+  AttachOptions attach{.trace = std::move(settings), .pid = line.pid, .duration = 0};
   if (const int bad = check_duration(line.duration, attach.duration, std::cerr); bad != 0) {
     return bad;
   }

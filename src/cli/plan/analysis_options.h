@@ -6,7 +6,7 @@
 // (the filter to its program, the trigger to its spec); every error is
 // reported with the kernel's message and a caret under the text.
 //
-//   AnalysisSources analysis{{"m/malloc:size > 4096"}, {}, {"m/malloc"}};
+//   AnalysisSources analysis{.filters = {"m/malloc:size > 4096"}, .stacktraces = {"m/malloc"}};
 //   if (!apply_analysis(analysis, set, &std::cerr)) return kExitBadDefinition;
 //   uint64_t bytes = hist_slot_bytes(set);   // each ring slot's hist tables
 #ifndef DPROBE_CLI_PLAN_ANALYSIS_OPTIONS_H_

@@ -5,7 +5,8 @@
 // Every bad definition is reported (not just the first) in the kernel's
 // error_log shape.
 //
-//   DefinitionSources sources{{"p libc.so.6:malloc %di"}, {}, "/usr/bin/ls"};
+//   DefinitionSources sources{.expressions = {"p libc.so.6:malloc %di"},
+//                             .executable = "/usr/bin/ls"};
 //   auto set = load_definitions(sources, std::cerr);
 #ifndef DPROBE_CLI_PLAN_DEFINITIONS_H_
 #define DPROBE_CLI_PLAN_DEFINITIONS_H_

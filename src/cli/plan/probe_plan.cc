@@ -13,7 +13,12 @@ using lang::ErrorCode;
 
 lang::ProbeError error_at(ErrorCode code, const lang::DefinitionSite& site, size_t column,
                           std::string detail = {}) {
-  return {code, site.command, column, std::move(detail), {}, site.origin};
+  return {.code = code,
+          .command = site.command,
+          .column = column,
+          .detail = std::move(detail),
+          .notes = {},
+          .origin = site.origin};
 }
 
 struct Placement {
@@ -35,8 +40,12 @@ std::string ifunc_offset_note(const symbols::ResolvedSymbol& symbol, const symbo
 Placement place(const PlacedObject& object, uint64_t vaddr) {
   const uint64_t bias = object.loaded->bias;
   const auto function = object.file->table.symbolize(vaddr);
-  if (!function) return {bias + vaddr, bias + vaddr, 0};
-  return {bias + vaddr, bias + function->function->address, function->function->size};
+  if (!function) {
+    return {.address = bias + vaddr, .function_address = bias + vaddr, .function_size = 0};
+  }
+  return {.address = bias + vaddr,
+          .function_address = bias + function->function->address,
+          .function_size = function->function->size};
 }
 
 class Planner {
@@ -108,9 +117,11 @@ class Planner {
                                      ifunc_offset_note(*symbol, elf)));
         }
         const uint64_t bias = object->loaded->bias;
-        return Placed{{bias + symbol->address, bias + symbol->sym.address, symbol->sym.size,
-                       symbol->sym.is_ifunc},
-                      *object};
+        const Placement placement{.address = bias + symbol->address,
+                                  .function_address = bias + symbol->sym.address,
+                                  .function_size = symbol->sym.size,
+                                  .ifunc = symbol->sym.is_ifunc};
+        return Placed{placement, *object};
       }
       case core::TargetKind::kObjectAddress:
         return Placed{place(*object, target.address), *object};

@@ -45,7 +45,8 @@ bool is_object_error(LookupError::Kind kind) {
 
 Unexpected<lang::ProbeError> error_at(ErrorCode code, const lang::Definition& def, size_t column,
                                       std::string detail = {}) {
-  return unexpected(lang::ProbeError{code, def.command, column, std::move(detail), {}, {}});
+  return unexpected(lang::ProbeError{
+      .code = code, .command = def.command, .column = column, .detail = std::move(detail)});
 }
 
 // Object errors point at OBJ, symbol errors at SYM.
@@ -123,7 +124,7 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_
                        target.offset == 0 && is_c_identifier(target.symbol);
     const symbols::DebugInfo* info = plain ? debug_info(**object) : nullptr;
     if (info != nullptr && symbols::find_function_entries(*info, target.symbol)) {
-      def.source = lang::SourcePlace{target.symbol, {}, -1};
+      def.source = lang::SourcePlace{.function = target.symbol, .file = {}, .line = -1};
       return resolve_source(std::move(def));
     }
     return lookup_error(symbol.error(), def);

@@ -55,7 +55,8 @@ bool is_string_type(const std::string& type) {
 
 Unexpected<lang::ProbeError> error_at(ErrorCode code, const lang::Definition& def, size_t column,
                                       std::string detail = {}) {
-  return unexpected(lang::ProbeError{code, def.command, column, std::move(detail), {}, {}});
+  return unexpected(lang::ProbeError{
+      .code = code, .command = def.command, .column = column, .detail = std::move(detail)});
 }
 
 // Where the argument's expression starts: after NAME= when written.
@@ -221,7 +222,11 @@ class Resolver {
   Result<void, lang::ProbeError> compile(const std::string& name, const std::string& text,
                                          size_t column, size_t body) {
     const std::string word = name + "=" + text;
-    const lang::ArgContext context{scope_.isa, def_.spec.point.is_return, true, {}, false};
+    const lang::ArgContext context{.isa = scope_.isa,
+                                   .is_return = def_.spec.point.is_return,
+                                   .at_function_entry = true,
+                                   .fields = {},
+                                   .event_probe = false};
     auto arg = lang::parse_fetch_arg(word, 0, def_.spec.event.args, context);
     if (!arg) {
       const ErrorCode code = arg.error().code == ErrorCode::USED_ARG_NAME

@@ -175,32 +175,52 @@ bool uses_duration(const lang::DefinitionSet& set) {
   return false;
 }
 
+// Event ids are below this, pending ones included.
+uint32_t event_slots(const lang::DefinitionSet& set) {
+  uint32_t slots = 1;
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    slots = std::max<uint32_t>(slots, spec.event.id + 1u);
+  }
+  return slots;
+}
+
+std::vector<trace::ProbeSpec> syscall_events(const lang::DefinitionSet& set) {
+  std::vector<trace::ProbeSpec> events;
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    if (trace::is_syscall_source(spec.event.source)) events.push_back(spec);
+  }
+  return events;
+}
+
+// What arms `set` in the agent, every field by its name: no flag can take
+// another's value by its place.
+protocol::Probes probes_message(const lang::DefinitionSet& set,
+                                std::vector<protocol::ProbeRequest> requests,
+                                const SessionOptions& options) {
+  const bool durations = uses_duration(set);
+  return {
+      .ring_data_bytes = static_cast<uint32_t>(options.ring_bytes),
+      .max_threads = options.max_threads,
+      .return_probes = std::any_of(set.specs().begin(), set.specs().end(),
+                                   [](const auto& spec) { return spec.point.is_return; }),
+      .event_slots = event_slots(set),
+      .optimize = options.optimize,
+      .cycle_clock = TraceClock::get().has_cycles() && !durations,
+      .probes = std::move(requests),
+      .syscall_events = syscall_events(set),
+      .syscall_summary = options.syscall_summary,
+      .hist_slot_bytes = hist_slot_bytes(set),
+      .entry_times = options.entry_times || durations,
+      .caller_places = options.caller_places,
+      .holds_threads = static_cast<bool>(options.hold_threads),
+  };
+}
+
 }  // namespace
 
 int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
                  const SessionOptions& options, std::ostream& errors) {
-  const bool return_probes = std::any_of(set.specs().begin(), set.specs().end(),
-                                         [](const auto& spec) { return spec.point.is_return; });
-  uint32_t event_slots = 1;
-  for (const trace::ProbeSpec& spec : set.specs()) {
-    event_slots = std::max<uint32_t>(event_slots, spec.event.id + 1u);
-  }
-  protocol::Probes probes{static_cast<uint32_t>(options.ring_bytes),
-                          options.max_threads,
-                          return_probes,
-                          event_slots,
-                          options.optimize,
-                          TraceClock::get().has_cycles() && !uses_duration(set),
-                          std::move(requests),
-                          {},
-                          options.syscall_summary};
-  probes.entry_times = options.entry_times || uses_duration(set);
-  probes.caller_places = options.caller_places;
-  probes.holds_threads = static_cast<bool>(options.hold_threads);
-  for (const trace::ProbeSpec& spec : set.specs()) {
-    if (trace::is_syscall_source(spec.event.source)) probes.syscall_events.push_back(spec);
-  }
-  probes.hist_slot_bytes = hist_slot_bytes(set);
+  const protocol::Probes probes = probes_message(set, std::move(requests), options);
   list_probes_ = options.list_probes;
   if (auto sent = send(protocol::MessageType::kProbes, encode(probes)); !sent) {
     errors << "dprobe: error: " << sent.error().message << "\n";
@@ -236,7 +256,7 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   // The agent lays the memory out from what we asked for; anything else
   // (the program wrote over the header first) is not to be read.
   const trace::TraceMemoryLayout asked = trace::TraceMemoryLayout::compute(
-      options.max_threads, event_slots, options.ring_bytes, probes.hist_slot_bytes);
+      options.max_threads, probes.event_slots, options.ring_bytes, probes.hist_slot_bytes);
   if (memory->slot_count() != asked.slot_count || memory->event_slots() != asked.event_slots ||
       memory->ring_bytes() != asked.ring_bytes) {
     errors << "dprobe: error: trace memory: its layout is not the one asked for\n";

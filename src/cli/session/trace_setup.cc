@@ -133,8 +133,12 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
     }
   }
   trace.server = std::make_unique<ControlServer>(std::move(*server));
-  TraceOptions options{sources,           settings.session, settings.format, trace.output->file,
-                       settings.disabled, settings.follow};
+  TraceOptions options{.sources = sources,
+                       .session = settings.session,
+                       .format = settings.format,
+                       .out = trace.output->file,
+                       .disabled = settings.disabled,
+                       .follow = settings.follow};
   if (!settings.output.empty()) options.out_name = settings.output;
   if (trace.records) options.records = trace.records->file;
   trace.tracer =

@@ -304,7 +304,8 @@ CommandRun list_variables(const std::string& place, const std::string& program) 
   std::ostringstream out;
   std::ostringstream err;
   CommandRun run;
-  run.status = run_list_variables(ListOptions{program, {}, {}, place}, out, err);
+  run.status =
+      run_list_variables(ListOptions{.executable = program, .variables_place = place}, out, err);
   run.out = out.str();
   run.err = err.str();
   return run;
