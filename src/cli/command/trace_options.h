@@ -1,9 +1,9 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The options every tracing subcommand takes (`run`, `attach`, and any
-// later one that traces, such as `record`): one struct as typed, one call
-// that adds them all to a CLI11 subcommand, and one check after parsing
-// that turns them into settings or says, as a value, what is wrong.
+// The options every tracing subcommand takes (`run`, `attach`, `record`):
+// one struct as typed, one call that adds them all to a CLI11 subcommand,
+// and one check after parsing that turns them into settings or says, as a
+// value, what is wrong.
 //
 //   TraceFlags flags;
 //   add_trace_options(run_cmd, flags);

@@ -1,13 +1,21 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Places checked definitions in a running process: from the objects the
-// agent reports loaded (and where), every probe gets its run-time address,
-// the function it lies in (for the agent's instruction-boundary check), and
-// fetch programs whose symbols and file offsets have become addresses.
-// ELF work stays here, in the CLI; the agent only decodes and patches.
+// Places checked definitions in a running process: against the objects it
+// has mapped (ProcessObjects, kept from the agent's reports), every probe
+// gets its run-time address, the function it lies in (for the agent's
+// instruction-boundary check), whether it names an IFUNC (the agent then
+// probes the implementation the resolver picks, known only in the
+// process), and fetch programs whose symbols and file offsets have become
+// addresses. Symbols, file offsets and debug info are read here, in the
+// CLI: the agent is given addresses.
+// A probe whose object is not mapped yet is pending, placed once the
+// loader maps it; system call events have no address and are left out
+// (they go to the agent as they are, protocol::Probes::syscall_events).
+// Every bad definition is reported, not only the first.
 //
-//   auto plan = plan_probes(set, hello.objects, resolver);
-//   if (!plan) for (auto& e : plan.error()) std::cerr << render_error(e);
+//   auto plan = plan_probes(set, objects, resolver);
+//   if (!plan) for (auto& e : plan.error()) errors << render_error_safely(e);
+//   auto more = plan_probes(set, objects, resolver, &changed.loaded);  // after a dlopen
 #ifndef DPROBE_CLI_PLAN_PROBE_PLAN_H_
 #define DPROBE_CLI_PLAN_PROBE_PLAN_H_
 
@@ -21,10 +29,11 @@
 
 namespace dprobe::cli {
 
-// One object of the process, with its file opened and its load bias.
+// What the agent is asked to arm, and what waits for its object.
 struct Plan {
   std::vector<protocol::ProbeRequest> requests;
-  // Definitions whose object is not mapped yet: placed when it is.
+  // Definitions (indices into the set's specs) whose object is not mapped
+  // yet: placed when it is.
   std::vector<size_t> pending;
 };
 

@@ -3,8 +3,8 @@
 // /proc/PID/maps, for `dprobe attach`: where a process has mapped a file,
 // to find functions in it (dlopen in its C library, the agent's entry).
 //
-//   auto libc = find_mapped_object(pid, [](auto& path) { return is_libc(path); });
-//   uint64_t dlopen = libc->bias + symbol->address;
+//   auto libc = find_mapped_file(pid, [](const std::string& path) { return is_libc(path); });
+//   auto dlopen = function_in(*libc, "dlopen");   // its address in the process
 #ifndef DPROBE_CLI_PROCESS_PROCESS_MAPS_H_
 #define DPROBE_CLI_PROCESS_PROCESS_MAPS_H_
 
