@@ -3,7 +3,7 @@
 // A source variable in a fetch argument, as perf probe and the kernel's BTF
 // arguments write it: VAR, then any chain of ->MEMBER, .MEMBER and [N].
 // Only the syntax is here; what it names is found in the DWARF once the
-// probe's address is known (cli/variable_args.h).
+// probe's address is known (cli/plan/variable_args.h).
 //
 //   auto path = parse_variable_path("it->name", 30);
 //   path->name == "it"; path->steps[0] == {kArrow, "name", 0, 34}
