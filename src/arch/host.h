@@ -24,7 +24,7 @@ inline constexpr uint16_t kHostElfMachine = EM_X86_64;
 inline constexpr std::string_view kHostMultiarch = "x86_64-linux-gnu";
 inline constexpr std::string_view kCycleClocksource = "tsc";  // rdtsc
 // A KVM guest's clocksource, whose vDSO reads the TSC too where the host
-// vouches for it (cli/kvm_clock.h).
+// vouches for it (cli/clock/kvm_clock.h).
 inline constexpr std::string_view kParavirtCycleClocksource = "kvm-clock";
 #else
 // Another host builds the language and the tools; its objects are read as

@@ -2,7 +2,7 @@
 //
 // Why a probe could not be armed: one status that travels unchanged from
 // the instruction decoder through the registry and the agent's arm report
-// to the CLI, which alone maps it to the error table (cli/arm_errors.cc),
+// to the CLI, which alone maps it to the error table (cli/plan/arm_errors.cc),
 // as the kernel's arch_prepare_kprobe errno reaches the tracefs write.
 //
 //   return unexpected(Refusal{ArmStatus::kRejected, "rip-relative call"});

@@ -1,7 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Probe points named by source, as perf probe names them; the DWARF turns
-// them into addresses (cli/target_resolver.cc):
+// them into addresses (cli/plan/target_resolver.cc):
 //
 //   [OBJ:]FUNC:RLN        line RLN of FUNC, counted from its first line (0)
 //   [OBJ:]SRC:ALN         line ALN of the source file SRC (by basename, or

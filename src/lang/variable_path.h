@@ -4,7 +4,7 @@
 // arguments write it: VAR, then any chain of ->MEMBER, .MEMBER and [N]
 // (the type: base/variable_path.h). Only the syntax is here; what it names
 // is found in the DWARF once the probe's address is known
-// (cli/variable_args.h).
+// (cli/plan/variable_args.h).
 //
 //   auto path = parse_variable_path("it->name", 30);
 //   path->name == "it"; path->steps[0] == {kArrow, "name", 0, 34}

@@ -14,7 +14,7 @@
 // What comes back says where the value is in the terms of the kernel's
 // fetch arguments (a register, loads through pointers, an offset), not how
 // to fetch it: the CLI writes that as a fetch argument
-// (cli/variable_args.h).
+// (cli/plan/variable_args.h).
 #ifndef DPROBE_SYMBOLS_DWARF_VARIABLES_H_
 #define DPROBE_SYMBOLS_DWARF_VARIABLES_H_
 

@@ -3,7 +3,7 @@
 // Errors the agent reports when it cannot arm a probe: each status has its
 // code, the caret under the probe point of the definition, and the agent's
 // reason (and listing) below it.
-#include "cli/arm_errors.h"
+#include "cli/plan/arm_errors.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 //
 // `dprobe check` through run_check: what it prints, byte for byte, for the
 // ways definitions reach it (-e, -f, -x), and its exit status.
-#include "cli/check_command.h"
+#include "cli/command/check_command.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 #include <system_error>
 #include <vector>
 
-#include "cli/definitions.h"
+#include "cli/plan/definitions.h"
 #include "lang/limits.h"
 #include "unit/cli/cli_test_support.h"
 #include "unit/symbols/fixture_build.h"

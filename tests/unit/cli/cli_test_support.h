@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli/check_command.h"
-#include "cli/list_command.h"
+#include "cli/command/check_command.h"
+#include "cli/command/list_command.h"
 #include "symbols/elf_file.h"
 #include "symbols/lookup.h"
 #include "symbols/symbol_table.h"
@@ -43,8 +43,10 @@ struct CommandRun {
 inline CommandRun run_check_with(std::vector<std::string> expressions,
                                  std::vector<std::string> files = {}, std::string executable = {},
                                  bool show_format = false) {
-  CheckOptions options{{std::move(expressions), std::move(files), std::move(executable), {}, {}},
-                       show_format};
+  const CheckOptions options{.sources = {.expressions = std::move(expressions),
+                                         .files = std::move(files),
+                                         .executable = std::move(executable)},
+                             .show_format = show_format};
   std::ostringstream out;
   std::ostringstream err;
   CommandRun run;
@@ -58,7 +60,8 @@ inline CommandRun run_list_with(std::string pattern, std::string executable = {}
   std::ostringstream out;
   std::ostringstream err;
   CommandRun run;
-  run.status = run_list(ListOptions{std::move(executable), std::move(pattern), {}, {}}, out, err);
+  const ListOptions options{.executable = std::move(executable), .pattern = std::move(pattern)};
+  run.status = run_list(options, out, err);
   run.out = out.str();
   run.err = err.str();
   return run;

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <string>
 
-#include "cli/definition_file.h"
-#include "cli/executable.h"
-#include "cli/trace_loop.h"
-#include "cli/tracer.h"
+#include "cli/plan/definition_file.h"
+#include "cli/process/executable.h"
+#include "cli/session/trace_loop.h"
+#include "cli/session/tracer.h"
 #include "support/files.h"
 
 namespace dprobe::cli {

@@ -1,5 +1,5 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
-#include "cli/line_listing.h"
+#include "cli/command/line_listing.h"
 
 #include <gtest/gtest.h>
 

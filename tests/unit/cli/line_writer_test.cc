@@ -3,7 +3,7 @@
 // Each write holds whole lines of at most PIPE_BUF bytes: a SOCK_SEQPACKET
 // socket keeps every write() a message of its own, so the test sees the
 // writes' boundaries.
-#include "cli/line_writer.h"
+#include "cli/output/line_writer.h"
 
 #include <gtest/gtest.h>
 #include <limits.h>

@@ -3,7 +3,7 @@
 // `dprobe list` through run_list: one line per function, "0x%016x %8u name"
 // and " [ifunc: ...]" for IFUNCs, checked against what the symbols layer reads
 // from the same file.
-#include "cli/list_command.h"
+#include "cli/command/list_command.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

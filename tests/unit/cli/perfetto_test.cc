@@ -6,7 +6,7 @@
 // entry probe as a slice from its record's entry time, a call that never
 // returned as an instant, two threads of one process named, a version 1
 // return record (no entry time) as an instant.
-#include "cli/perfetto.h"
+#include "cli/output/perfetto.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 //
 // The runtime directory: never one another user owns, can write, or can
 // swap from above; otherwise dprobe's own /tmp/dprobe-<uid>.
-#include "cli/private_dir.h"
+#include "cli/process/private_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

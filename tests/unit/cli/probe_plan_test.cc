@@ -3,13 +3,13 @@
 // Placing checked definitions in a process, from the objects it reports:
 // run-time addresses, functions for the boundary check, fetch symbols made
 // addresses, and the errors of objects the process has not loaded.
-#include "cli/probe_plan.h"
+#include "cli/plan/probe_plan.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/definitions.h"
+#include "cli/plan/definitions.h"
 #include "symbols/lookup.h"
 #include "unit/symbols/fixture_build.h"
 

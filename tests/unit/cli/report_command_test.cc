@@ -3,7 +3,7 @@
 // `dprobe report` on files that are not what it expects: a directory, a
 // crafted chunk, a FIFO. Each gets a clear error or says what it waits
 // for; none aborts, prints the file's raw bytes or hangs without a word.
-#include "cli/report_command.h"
+#include "cli/command/report_command.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "cli/definitions.h"
+#include "cli/plan/definitions.h"
 #include "lang/error_table.h"
 #include "unit/cli/cli_test_support.h"
 #include "unit/lang/caret_cases.h"

@@ -2,7 +2,7 @@
 //
 // The --summary table against strace 6.1's own `strace -c -w` tables: the
 // same counts must print the same text, byte for byte.
-#include "cli/syscall_summary.h"
+#include "cli/output/syscall_summary.h"
 
 #include <gtest/gtest.h>
 

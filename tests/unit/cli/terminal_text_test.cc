@@ -2,7 +2,7 @@
 //
 // Echoed input: control characters shown as \xNN, the caret still under
 // the byte the error points at.
-#include "cli/terminal_text.h"
+#include "cli/output/terminal_text.h"
 
 #include <gtest/gtest.h>
 

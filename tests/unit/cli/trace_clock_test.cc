@@ -1,5 +1,5 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
-#include "cli/trace_clock.h"
+#include "cli/clock/trace_clock.h"
 
 #include <gtest/gtest.h>
 #include <time.h>

@@ -3,7 +3,7 @@
 // The options every tracing subcommand shares: added with one call, the
 // same on every subcommand, checked into settings or a clear error; and
 // what the end of a trace says about what went untraced.
-#include "cli/trace_options.h"
+#include "cli/command/trace_options.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "cli/child_watch.h"
-#include "cli/progress.h"
-#include "cli/trace_setup.h"
+#include "cli/output/progress.h"
+#include "cli/process/child_watch.h"
+#include "cli/session/trace_setup.h"
 
 namespace dprobe::cli {
 namespace {

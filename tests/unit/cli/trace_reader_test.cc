@@ -3,7 +3,7 @@
 // The reader of trace memory the traced program can write: a scribbled
 // header, ring or count never crashes it, a ring it cannot read on is lost
 // once (said once), and the other rings go on.
-#include "cli/trace_reader.h"
+#include "cli/output/trace_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 // error of the debug information with its caret. The values themselves are
 // checked against gdb (tests/oracle/dwarf_values.sh) and end to end
 // (tests/integration/dwarf_vars_test.cc).
-#include "cli/variable_args.h"
+#include "cli/plan/variable_args.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/variable_listing.h"
+#include "cli/command/variable_listing.h"
 #include "lang/error_table.h"
 #include "symbols/dwarf_variables.h"
 #include "unit/cli/cli_test_support.h"
@@ -304,7 +304,8 @@ CommandRun list_variables(const std::string& place, const std::string& program) 
   std::ostringstream out;
   std::ostringstream err;
   CommandRun run;
-  run.status = run_list_variables(ListOptions{program, {}, {}, place}, out, err);
+  run.status =
+      run_list_variables(ListOptions{.executable = program, .variables_place = place}, out, err);
   run.out = out.str();
   run.err = err.str();
   return run;

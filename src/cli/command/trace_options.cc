@@ -1,0 +1,138 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/command/trace_options.h"
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+#include "cli/output/terminal_text.h"
+#include "cli/session/trace_loop.h"
+
+namespace dprobe::cli {
+
+DefinitionOptions add_definition_options(CLI::App* command, DefinitionSources& sources) {
+  // One value per occurrence: "-e DEF -- CMD" must leave "--" alone.
+  CLI::Option* expressions = command->add_option(
+      "-e,--event", sources.expressions, "Probe definition, kprobe_events syntax (repeatable)");
+  CLI::Option* files =
+      command->add_option("-f,--file", sources.files,
+                          "File of probe definitions, one per line, # comments (repeatable)");
+  expressions->allow_extra_args(false);
+  files->allow_extra_args(false);
+  return {command, expressions, files};
+}
+
+void record_order(const DefinitionOptions& options, DefinitionSources& sources) {
+  sources.order.clear();
+  for (const CLI::Option* option : options.command->parse_order()) {
+    if (option == options.expressions) sources.order.push_back(SourceKind::kExpression);
+    if (option == options.files) sources.order.push_back(SourceKind::kFile);
+  }
+}
+
+void add_trace_options(CLI::App* command, TraceFlags& flags) {
+  flags.definitions = add_definition_options(command, flags.sources);
+  command->add_option("-o,--output", flags.output, "Write the trace to a file, not stdout");
+  command->add_flag("--json", flags.json, "Print JSON lines instead of ftrace text lines");
+  command->add_option("--perfetto", flags.perfetto,
+                      "Also write the trace as Chrome trace-event JSON for Perfetto (return "
+                      "probes as slices) to this file, at the end");
+  command->add_flag("--profile", flags.profile,
+                    "At the end, print each event's hits and misses on stderr (as kprobe_profile)");
+  command->add_option("--buffer-size", flags.buffer_size,
+                      "Ring size per thread, e.g. 512K, 4M (default 1M, at most 1G)");
+  command->add_option("--max-threads", flags.max_threads,
+                      "Threads that can trace at once, each with its ring (default 256, at most " +
+                          std::to_string(kMaxThreadsLimit) + ")");
+  command
+      ->add_option("--disable", flags.disabled,
+                   "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses every "
+                   "event, SIGUSR1 resumes")
+      ->allow_extra_args(false);
+  command->add_flag("!--no-optimize", flags.optimize,
+                    "Arm every probe as a breakpoint; by default a probe is replaced by a jump "
+                    "to its trampoline where that is safe");
+  command->add_flag("--probes", flags.list_probes,
+                    "List each placed probe on stderr, [OPTIMIZED] or [BREAKPOINT: why], as the "
+                    "kernel's kprobes/list");
+  command->add_flag("--summary", flags.summary,
+                    "Count every system call (calls, errors, time from enter to exit) and print "
+                    "the table at the end on stderr, as strace -c");
+  command
+      ->add_option("--filter", flags.sources.analysis.filters,
+                   "Keep only the hits of GRP/EVENT that pass EXPR, the kernel's event filter "
+                   "grammar: 'GRP/EVENT:size > 4096 && comm ~ \"py*\"' (repeatable)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--trigger", flags.sources.analysis.triggers,
+                   "Aggregate GRP/EVENT's hits in the agent, the kernel's hist trigger: "
+                   "'GRP/EVENT:hist:keys=size.log2:sort=hitcount.descending'; printed at the end "
+                   "on stderr, in the kernel's hist layout (repeatable)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--stacktrace", flags.sources.analysis.stacktraces,
+                   "Record the user stack at each hit of GRP/EVENT, unwound through .eh_frame, "
+                   "printed under its line as ftrace's user stack block (repeatable)")
+      ->allow_extra_args(false);
+  command->add_flag("--follow", flags.follow,
+                    "Trace the child processes too (forked, and the programs they exec); without "
+                    "it they run with no probes");
+}
+
+Result<TraceSettings> trace_settings(const TraceFlags& flags) {
+  const auto bytes = parse_buffer_size(flags.buffer_size);
+  if (!bytes) {
+    return fail("bad --buffer-size: " + printable(flags.buffer_size) +
+                " (a size such as 512K, 4M, at most 1G)");
+  }
+  const auto threads = parse_max_threads(flags.max_threads);
+  if (!threads) {
+    return fail("bad --max-threads: " + printable(flags.max_threads) + " (a number from 1 to " +
+                std::to_string(kMaxThreadsLimit) + ")");
+  }
+  TraceSettings settings;
+  settings.sources = flags.sources;
+  if (flags.definitions.command != nullptr) record_order(flags.definitions, settings.sources);
+  settings.output = flags.output;
+  settings.perfetto = flags.perfetto;
+  settings.format = flags.json ? OutputFormat::kJson : OutputFormat::kText;
+  settings.profile = flags.profile;
+  settings.session.ring_bytes = *bytes;
+  settings.session.max_threads = *threads;
+  settings.session.optimize = flags.optimize;
+  settings.session.list_probes = flags.list_probes;
+  settings.session.syscall_summary = flags.summary;
+  settings.session.entry_times = !flags.perfetto.empty();
+  settings.disabled = flags.disabled;
+  settings.follow = flags.follow;
+  return settings;
+}
+
+int check_trace_options(const TraceFlags& flags, TraceSettings& settings, std::ostream& errors) {
+  auto checked = trace_settings(flags);
+  if (!checked) {
+    errors << "dprobe: error: " << checked.error().message << "\n";
+    return 2;
+  }
+  settings = std::move(*checked);
+  return 0;
+}
+
+int check_duration(const std::string& duration, double& seconds, std::ostream& errors) {
+  if (duration.empty()) return 0;
+  const auto parsed = parse_seconds(duration);
+  if (!parsed) {
+    errors << "dprobe: error: bad --duration: " << printable(duration)
+           << " (a number of seconds above 0, e.g. 0.5 or 10)\n";
+    return 2;
+  }
+  seconds = *parsed;
+  return 0;
+}
+
+int refuse_without_engine(std::string_view subcommand, std::ostream& errors) {
+  errors << "dprobe: error: " << subcommand
+         << ": not supported on this architecture (no probe engine)\n";
+  return 2;
+}
+
+}  // namespace dprobe::cli

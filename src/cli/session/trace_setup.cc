@@ -1,0 +1,226 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+#include "cli/session/trace_setup.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+
+#include "cli/output/perfetto.h"
+#include "cli/output/syscall_summary.h"
+#include "cli/output/terminal_text.h"
+#include "trace/trace_file.h"
+
+namespace dprobe::cli {
+namespace {
+
+constexpr int kExitFailure = 1;
+
+// -o OUT opened close-on-exec ("e"): the program does not inherit it.
+Result<std::unique_ptr<OutputFile>, SetupFailure> open_output(const std::string& path) {
+  auto output = std::make_unique<OutputFile>();
+  if (path.empty()) return output;
+  output->file = std::fopen(path.c_str(), "we");
+  if (output->file == nullptr) {
+    output->file = stdout;
+    return unexpected(
+        SetupFailure{kExitFailure, printable(path) + ": " + std::string(std::strerror(errno))});
+  }
+  return output;
+}
+
+// `dprobe record`: the trace file's header, written before the program
+// runs, so that an output that takes nothing (-o /dev/full) stops it there.
+Result<void, SetupFailure> write_file_header(std::FILE* file, const std::string& path) {
+  std::string header;
+  trace::append_file_header(header);
+  if (std::fwrite(header.data(), 1, header.size(), file) != header.size() ||
+      std::fflush(file) != 0) {
+    return unexpected(
+        SetupFailure{kExitFailure, printable(path) + ": " + std::string(std::strerror(errno))});
+  }
+  return {};
+}
+
+// --perfetto: OUT.json opened now (an unwritable path stops the trace
+// before it starts), and a temporary file for the records until the end.
+Result<void, SetupFailure> open_perfetto(const std::string& path, TraceSetup& trace) {
+  auto perfetto = open_output(path);
+  if (!perfetto) return unexpected(perfetto.error());
+  trace.perfetto = std::move(*perfetto);
+  trace.records = std::make_unique<OutputFile>();
+  trace.records->file = std::tmpfile();
+  if (trace.records->file == nullptr) {
+    trace.records->file = stdout;
+    return unexpected(SetupFailure{
+        kExitFailure, "a temporary file for --perfetto: " + std::string(std::strerror(errno))});
+  }
+  return write_file_header(trace.records->file, "a temporary file for --perfetto");
+}
+
+// The records of the temporary file as OUT.json; 0 or the errno that
+// stopped it.
+int write_perfetto(TraceSetup& trace) {
+  std::FILE* records = trace.records->file;
+  if (trace.tracer->records_error() != 0) return trace.tracer->records_error();
+  std::string data;
+  char buffer[1 << 16];
+  std::rewind(records);
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), records)) > 0;) data.append(buffer, n);
+  if (std::ferror(records)) return errno != 0 ? errno : EIO;
+  const std::string json = perfetto_json(trace::read_trace_file(data));
+  errno = 0;
+  std::FILE* out = trace.perfetto->file;
+  if (std::fwrite(json.data(), 1, json.size(), out) != json.size() || std::fflush(out) != 0) {
+    return errno != 0 ? errno : EIO;
+  }
+  return 0;
+}
+
+// The profile and the notes as the file's last chunks; 0 or the errno of
+// the write.
+int write_closing_chunks(Tracer& tracer, const std::string& notes, std::FILE* file) {
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* memory = ::open_memstream(&text, &size);
+  if (memory == nullptr) return errno;
+  tracer.print_profile(memory);
+  std::fclose(memory);
+  std::string chunk;
+  trace::append_profile_chunk(chunk, {text, size});
+  std::free(text);
+  if (!notes.empty()) trace::append_notes_chunk(chunk, notes);
+  errno = 0;
+  if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size() || std::fflush(file) != 0) {
+    return errno != 0 ? errno : EIO;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void TraceSetup::watch_children(pid_t root, bool follow) {
+  if (!follow) children = std::make_unique<ChildWatch>(root);
+}
+
+Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
+                                              const std::string& executable, std::ostream& errors) {
+  DefinitionSources sources = settings.sources;
+  sources.executable = executable;
+  auto set = load_definitions(sources, errors);
+  if (!set) return unexpected(SetupFailure{kExitBadDefinition, ""});
+  if (auto disabled = disabled_ids(settings.disabled, *set); !disabled) {
+    return unexpected(SetupFailure{kExitBadDefinition, printable(disabled.error().message)});
+  }
+  auto output = open_output(settings.output);
+  if (!output) return unexpected(output.error());
+  if (settings.format == OutputFormat::kRecord) {
+    if (auto header = write_file_header((*output)->file, settings.output); !header) {
+      return unexpected(header.error());
+    }
+  }
+  auto server = ControlServer::create();
+  if (!server) {
+    return unexpected(SetupFailure{kExitFailure, "control socket: " + server.error().message});
+  }
+  TraceSetup trace;
+  trace.output = std::move(*output);
+  if (!settings.perfetto.empty()) {
+    if (auto opened = open_perfetto(settings.perfetto, trace); !opened) {
+      return unexpected(opened.error());
+    }
+  }
+  trace.server = std::make_unique<ControlServer>(std::move(*server));
+  TraceOptions options{.sources = sources,
+                       .session = settings.session,
+                       .format = settings.format,
+                       .out = trace.output->file,
+                       .disabled = settings.disabled,
+                       .follow = settings.follow};
+  if (!settings.output.empty()) options.out_name = settings.output;
+  if (trace.records) options.records = trace.records->file;
+  trace.tracer =
+      std::make_unique<Tracer>(*trace.server, std::move(options), std::move(*set), errors);
+  return trace;
+}
+
+int report(const SetupFailure& failure, std::ostream& errors) {
+  if (!failure.message.empty()) errors << "dprobe: error: " << failure.message << "\n";
+  return failure.status;
+}
+
+int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream& errors) {
+  trace.tracer->finish();
+  UntracedChildren children;
+  if (trace.children) children = trace.children->stop();
+  const std::string untraced =
+      untraced_children_message(children) +
+      stayed_pending_message(trace.tracer->stayed_pending(), children.count > 0);
+  int output_error = trace.tracer->output_error();
+  if (settings.format == OutputFormat::kRecord && output_error == 0) {
+    output_error = write_closing_chunks(*trace.tracer, trace.tracer->warnings() + untraced,
+                                        trace.output->file);
+    if (output_error != 0) {
+      errors << "dprobe: error: " << printable(settings.output) << ": "
+             << std::strerror(output_error) << "\n";
+    }
+  }
+  if (trace.records) {
+    if (const int error = write_perfetto(trace); error != 0) {
+      errors << "dprobe: error: " << printable(settings.perfetto) << ": " << std::strerror(error)
+             << "\n";
+      if (output_error == 0) output_error = error;
+    }
+  }
+  if (settings.profile) {
+    // Never into the program's stdout, which is the trace's or its own.
+    errors.flush();
+    trace.tracer->print_profile(stderr);
+    std::fflush(stderr);
+  }
+  // The hists go where the trace goes, text as the kernel's hist files;
+  // beside a binary trace file, on stderr.
+  if (const std::string hists = trace.tracer->hist_text(); !hists.empty()) {
+    if (settings.format == OutputFormat::kText && output_error == 0) {
+      std::fwrite(hists.data(), 1, hists.size(), trace.output->file);
+      std::fflush(trace.output->file);
+    } else {
+      errors << hists;
+    }
+  }
+  errors << trace.tracer->dispatch_refused_message();
+  if (settings.session.syscall_summary) {
+    errors << render_syscall_summary(trace.tracer->syscall_counts());
+  }
+  errors << untraced;
+  return output_error;
+}
+
+std::string stayed_pending_message(const std::vector<Tracer::Pending>& pending,
+                                   bool children_untraced) {
+  if (pending.empty()) return {};
+  // Grouped by object, in the order first named.
+  std::vector<std::pair<std::string, std::string>> objects;  // object, its events
+  for (const Tracer::Pending& probe : pending) {
+    auto found = std::find_if(objects.begin(), objects.end(),
+                              [&](const auto& object) { return object.first == probe.object; });
+    if (found == objects.end()) {
+      objects.emplace_back(probe.object, printable(probe.event));
+    } else {
+      found->second += ", " + printable(probe.event);
+    }
+  }
+  const bool one = pending.size() == 1;
+  std::string text = "dprobe: " + std::to_string(pending.size()) + (one ? " probe" : " probes") +
+                     " stayed pending:";
+  for (size_t i = 0; i < objects.size(); ++i) {
+    text += (i == 0 ? " " : "; ") + printable(objects[i].first) + " never loaded (" +
+            objects[i].second + ")";
+  }
+  if (children_untraced) text += "; a child process may have loaded it: --follow traces children";
+  return text + "\n";
+}
+
+}  // namespace dprobe::cli
