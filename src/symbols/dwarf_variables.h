@@ -31,7 +31,7 @@ namespace dprobe::symbols {
 
 // find_variable follows a VariablePath (base/variable_path.h), the type
 // the language parses. The former names of this layer's copy of it, still
-// spelled by cli/variable_args.cc: to go once that copies the path whole.
+// spelled by cli/plan/variable_args.cc: to go once that copies the path whole.
 using AccessStep = PathStep;
 using VariableQuery = VariablePath;
 

@@ -41,7 +41,7 @@ struct EventArg {
   std::vector<SymbolRef> symbols;  // indexed by kSymbolAddr's param
   // A source variable (VAR, VAR->MEMBER, VAR.MEMBER, VAR[N]; $params,
   // $vars, $arg*) that the debug information turns into a fetch once the
-  // probe's address is known (cli/variable_args.h); `code` is empty until
+  // probe's address is known (cli/plan/variable_args.h); `code` is empty until
   // then. `source_type` is the type written after it, empty for the DWARF's.
   std::string source_expr;
   std::string source_type;

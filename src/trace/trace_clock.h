@@ -5,7 +5,7 @@
 // counter, a hit stamps raw counter cycles (a few ns, against ~20 for the
 // vDSO's clock_gettime) and the CLI converts them later, linearly, as
 // zero + cycles * mult >> shift: the arithmetic of the kernel's clocksources
-// and of perf's mmap page (cli/trace_clock.h says where the numbers come
+// and of perf's mmap page (cli/clock/trace_clock.h says where the numbers come
 // from). Elsewhere a hit reads CLOCK_MONOTONIC through the vDSO.
 //
 //   TimestampScale scale{ClockKind::kCycles, conversion};
