@@ -60,7 +60,8 @@ bool entered_from_outside(const core::UnwindObject& object, CodeRange function) 
     const auto targets = arch::code_targets(code, other->begin);
     if (!targets) return true;
     for (const uint64_t target : *targets) {
-      if (target > first && target < first + kMaxReplacedBytes) return true;
+      // Into the bytes a jump may replace, which end with the function.
+      if (target > first && target < std::min(first + kMaxReplacedBytes, function.end)) return true;
     }
   }
   return false;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 
 #include "agent/hit/descriptor_gate.h"
@@ -44,12 +45,17 @@ void pause_microseconds(long us) {
 
 // ---- Looking: /proc/self/task/TID/syscall --------------------------------------
 
-// The whole of a small file of /proc (descriptor_gate.h); empty when it
-// cannot be read; nullopt when the program's opens kept it from opening.
+// The whole of a small file of /proc (descriptor_gate.h); empty when the
+// thread is gone (no such file, or no such thread to read); nullopt when it
+// was not read: the program's opens kept it from opening, or the open or
+// the read failed for another reason (no descriptor free, no memory), which
+// says nothing of the thread.
 std::optional<std::string> read_proc(const std::string& path) {
   char buffer[512];
-  const long n = read_file_through_gate(path.c_str(), buffer, sizeof(buffer) - 1);
+  long failure = 0;
+  const long n = read_file_through_gate(path.c_str(), buffer, sizeof(buffer) - 1, &failure);
   if (n < 0) return std::nullopt;
+  if (failure != 0 && failure != -ENOENT && failure != -ESRCH) return std::nullopt;
   return std::string(buffer, static_cast<size_t>(n));
 }
 

@@ -146,17 +146,18 @@ DPROBE_HIT_PATH bool takes_descriptor(long nr) noexcept {
   }
 }
 
-DPROBE_HIT_PATH long read_file_through_gate(const char* path, char* buffer,
-                                            size_t capacity) noexcept {
+long read_file_through_gate(const char* path, char* buffer, size_t capacity,
+                            long* failure) noexcept {
   if (!enter_agent_open()) return -1;
   const long fd =
       arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg(path), O_RDONLY | O_CLOEXEC);
-  long n = 0;
+  long n = fd;
   if (!arch::raw_failed(fd)) {
     n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(buffer), static_cast<long>(capacity));
     arch::raw_syscall(SYS_close, fd);
   }
   leave_agent_open();
+  if (failure != nullptr) *failure = arch::raw_failed(n) ? n : 0;
   return n > 0 ? n : 0;
 }
 

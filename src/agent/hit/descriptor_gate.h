@@ -34,8 +34,11 @@ bool takes_descriptor(long nr) noexcept;
 // The start of a small file (of /proc) into `buffer`, through the gate,
 // with raw system calls (every function of libc may carry a probe): the
 // bytes read, 0 when it cannot be read, -1 when the program's opens kept
-// it from opening.
-long read_file_through_gate(const char* path, char* buffer, size_t capacity) noexcept;
+// it from opening. `failure`, if given, gets the open's or the read's
+// error (-errno; 0 when neither failed): a file that is not there is not
+// the same as one that could not be opened now (EMFILE, ENOMEM).
+long read_file_through_gate(const char* path, char* buffer, size_t capacity,
+                            long* failure = nullptr) noexcept;
 
 }  // namespace dprobe::agent
 

@@ -10,11 +10,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -255,6 +257,30 @@ TEST_F(ReadThroughGate, AFileThatCannotBeOpenedReadsAsNothing) {
   ASSERT_EQ(::truncate(path_.c_str(), 0), 0);
   EXPECT_EQ(read_file_through_gate(path_.c_str(), buffer, sizeof(buffer)), 0) << "empty";
   EXPECT_EQ(read_file_through_gate("/proc/self", buffer, sizeof(buffer)), 0) << "a directory";
+}
+
+// Why nothing was read: a file that is not there, or no descriptor free.
+// The census tells a thread gone from one it could not look at by this
+// (a thread it could not look at is asked, never taken as gone).
+TEST_F(ReadThroughGate, SaysWhyNothingWasRead) {
+  char buffer[16];
+  long failure = 1;
+  ASSERT_GT(read_file_through_gate(path_.c_str(), buffer, sizeof(buffer), &failure), 0);
+  EXPECT_EQ(failure, 0);
+  EXPECT_EQ(read_file_through_gate((path_ + ".none").c_str(), buffer, sizeof(buffer), &failure), 0);
+  EXPECT_EQ(failure, -ENOENT);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  const int lowest_free = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(lowest_free, 0);
+  ::close(lowest_free);
+  rlimit none_left = saved;
+  none_left.rlim_cur = static_cast<rlim_t>(lowest_free);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &none_left), 0);
+  const long n = read_file_through_gate(path_.c_str(), buffer, sizeof(buffer), &failure);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(failure, -EMFILE);
 }
 
 // The agent's descriptor is closed again: the program's next open gets

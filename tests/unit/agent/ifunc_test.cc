@@ -27,6 +27,10 @@ namespace {
 extern "C" int dprobe_ifunc_test_entered();
 extern "C" int dprobe_ifunc_test_neighbour();
 extern "C" int dprobe_ifunc_test_alone();
+// A function shorter than a jump's most displaced bytes (10 bytes), then,
+// 16 bytes after its start, one that another function jumps to.
+extern "C" int dprobe_ifunc_test_short();
+extern "C" int dprobe_ifunc_test_called();
 asm(R"(
   .text
   .p2align 4
@@ -72,6 +76,36 @@ dprobe_ifunc_test_alone:
   ret
   .cfi_endproc
   .size dprobe_ifunc_test_alone, .-dprobe_ifunc_test_alone
+  .p2align 4
+  .globl dprobe_ifunc_test_short
+  .hidden dprobe_ifunc_test_short
+  .type dprobe_ifunc_test_short, @function
+dprobe_ifunc_test_short:
+  .cfi_startproc
+  movl $3, %eax
+  nopl 0(%rax,%rax,1)
+  ret
+  .cfi_endproc
+  .size dprobe_ifunc_test_short, .-dprobe_ifunc_test_short
+  .p2align 4
+  .globl dprobe_ifunc_test_called
+  .hidden dprobe_ifunc_test_called
+  .type dprobe_ifunc_test_called, @function
+dprobe_ifunc_test_called:
+  .cfi_startproc
+  movl $4, %eax
+  ret
+  .cfi_endproc
+  .size dprobe_ifunc_test_called, .-dprobe_ifunc_test_called
+  .p2align 4
+  .globl dprobe_ifunc_test_caller
+  .hidden dprobe_ifunc_test_caller
+  .type dprobe_ifunc_test_caller, @function
+dprobe_ifunc_test_caller:
+  .cfi_startproc
+  jmp dprobe_ifunc_test_called
+  .cfi_endproc
+  .size dprobe_ifunc_test_caller, .-dprobe_ifunc_test_caller
   .p2align 5, 0xcc
 )");
 
@@ -115,6 +149,17 @@ TEST(ResolveIfunc, NoExtentWhenANeighbourBranchesIntoItsFirstBytes) {
   EXPECT_EQ(found->address, implementation);
   EXPECT_EQ(found->function_begin, implementation);
   EXPECT_EQ(found->function_size, 0u);
+}
+
+// A branch to the function after it is none of its business: only the
+// bytes up to its own end could be replaced.
+TEST(ResolveIfunc, ABranchPastTheFunctionsEndKeepsItsExtent) {
+  ASSERT_EQ(address_of(dprobe_ifunc_test_called) - address_of(dprobe_ifunc_test_short), 16u);
+  const uint64_t implementation = address_of(dprobe_ifunc_test_short);
+  const auto found = resolve_to(implementation);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->function_begin, implementation);
+  EXPECT_EQ(found->function_size, 10u) << "movl (5), nopl (4), ret";
 }
 
 TEST(ResolveIfunc, NoExtentWhereNoFunctionStarts) {
