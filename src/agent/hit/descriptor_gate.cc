@@ -69,7 +69,7 @@ DPROBE_HIT_PATH bool release_gone_holders() {
 
 }  // namespace
 
-DPROBE_HIT_PATH bool enter_agent_open() noexcept {
+bool enter_agent_open() noexcept {
   for (int tries = 0; tries < kAgentTries; ++tries) {
     g_agent_opening.fetch_add(1);
     if (g_program_opening.load() == 0) return true;
@@ -80,7 +80,7 @@ DPROBE_HIT_PATH bool enter_agent_open() noexcept {
   return false;
 }
 
-DPROBE_HIT_PATH void leave_agent_open() noexcept { g_agent_opening.fetch_sub(1); }
+void leave_agent_open() noexcept { g_agent_opening.fetch_sub(1); }
 
 DPROBE_HIT_PATH void enter_program_open() noexcept {
   while (true) {

@@ -117,8 +117,7 @@ DPROBE_HIT_PATH bool analyze_hit(const AgentEvent& event, const AnalyzedRecord& 
   return true;
 }
 
-DPROBE_HIT_PATH bool analysis_fits(const trace::EventDesc& event,
-                                   const trace::TraceMemory& memory) {
+bool analysis_fits(const trace::EventDesc& event, const trace::TraceMemory& memory) {
   if (event.stack_offset != 0 && (event.stack_offset < trace::first_arg_offset(event.is_return) ||
                                   event.stack_offset + 4 > event.fixed_size)) {
     return false;
@@ -131,7 +130,7 @@ DPROBE_HIT_PATH bool analysis_fits(const trace::EventDesc& event,
   return true;
 }
 
-DPROBE_HIT_PATH uint32_t stack_record_bytes(const trace::EventDesc& event) {
+uint32_t stack_record_bytes(const trace::EventDesc& event) {
   return event.stack_offset != 0 ? core::kMaxStackDepth * 8 : 0;
 }
 

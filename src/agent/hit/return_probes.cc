@@ -412,7 +412,7 @@ DPROBE_HIT_PATH void hijack_return(const core::Probe& probe, arch::SavedRegs& re
   ++thread.return_depth;
 }
 
-DPROBE_HIT_PATH void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
+void drop_exited_instances(uint32_t pid, ExitedThreads which) noexcept {
   ReturnMachinery* m = g_machinery;
   if (m == nullptr) return;
   // One sweep at a time (the agent's thread now and then, exit() once):
@@ -438,7 +438,7 @@ DPROBE_HIT_PATH void drop_exited_instances(uint32_t pid, ExitedThreads which) no
   g_sweeping.clear(std::memory_order_release);
 }
 
-DPROBE_HIT_PATH void return_probes_after_fork() noexcept {
+void return_probes_after_fork() noexcept {
   g_sweeping.clear(std::memory_order_relaxed);
   // The forking thread's spares carry its id in the parent: a sweep here
   // would take them for an exited thread's while this thread still has them.
@@ -449,7 +449,7 @@ DPROBE_HIT_PATH void return_probes_after_fork() noexcept {
   thread.spare_count = 0;
 }
 
-DPROBE_HIT_PATH bool is_return_stub(uint64_t address) noexcept {
+bool is_return_stub(uint64_t address) noexcept {
   return g_machinery != nullptr && g_machinery->stubs->contains(address);
 }
 

@@ -62,7 +62,7 @@ DPROBE_HIT_PATH bool read_through(void* context, void* dst, uint64_t src, size_t
 
 }  // namespace
 
-DPROBE_HIT_PATH const core::UnwindObjects& unwind_objects() noexcept { return g_objects; }
+const core::UnwindObjects& unwind_objects() noexcept { return g_objects; }
 
 void refresh_unwind_objects() { g_objects.assign(core::loaded_unwind_objects()); }
 

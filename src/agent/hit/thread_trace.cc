@@ -194,7 +194,7 @@ void init_thread_traces() {
 
 DPROBE_HIT_PATH uint32_t current_thread_id() noexcept { return thread_id(t_trace); }
 
-DPROBE_HIT_PATH void before_sandbox() noexcept {
+void before_sandbox() noexcept {
   ThreadTrace& t = t_trace;
   if (!t.named) learn_identity(t);
   __builtin_memcpy(g_sandbox_comm, t.comm, sizeof(g_sandbox_comm));
@@ -204,11 +204,9 @@ DPROBE_HIT_PATH void before_sandbox() noexcept {
   g_sandboxed.store(true, std::memory_order_release);
 }
 
-DPROBE_HIT_PATH void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
+void thread_renamed() { g_name_generation.fetch_add(1, std::memory_order_release); }
 
-DPROBE_HIT_PATH void signal_stack_changed() {
-  g_signal_stack_generation.fetch_add(1, std::memory_order_release);
-}
+void signal_stack_changed() { g_signal_stack_generation.fetch_add(1, std::memory_order_release); }
 
 DPROBE_HIT_PATH void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& end) noexcept {
   const uint32_t now = g_signal_stack_generation.load(std::memory_order_acquire);
@@ -228,7 +226,7 @@ DPROBE_HIT_PATH void signal_stack_of(ThreadTrace& t, uint64_t& begin, uint64_t& 
   end = t.alt_end;
 }
 
-DPROBE_HIT_PATH void note_own_signal_stack(const stack_t& stack) noexcept {
+void note_own_signal_stack(const stack_t& stack) noexcept {
   ThreadTrace& t = t_trace;
   const bool none = (stack.ss_flags & SS_DISABLE) != 0;
   t.alt_begin = none ? 0 : reinterpret_cast<uint64_t>(stack.ss_sp);
@@ -236,14 +234,14 @@ DPROBE_HIT_PATH void note_own_signal_stack(const stack_t& stack) noexcept {
   t.alt_generation = g_signal_stack_generation.load(std::memory_order_acquire);
 }
 
-DPROBE_HIT_PATH void thread_forked() {
+void thread_forked() {
   t_trace.has_ring = false;
   t_trace.named = false;
   t_trace.pid = 0;
   t_trace.tid = 0;
 }
 
-DPROBE_HIT_PATH void begin_trace_session() {
+void begin_trace_session() {
   g_session_pid.store(arch::own_pid(), std::memory_order_relaxed);
   g_session.fetch_add(1, std::memory_order_release);
 }
@@ -265,9 +263,7 @@ DPROBE_HIT_PATH void detail::refresh_ring(ThreadTrace& t,
 }
 
 namespace {
-DPROBE_HIT_PATH bool alive_here(uint32_t tid) noexcept {
-  return arch::raw_thread_alive(arch::own_pid(), tid);
-}
+bool alive_here(uint32_t tid) noexcept { return arch::raw_thread_alive(arch::own_pid(), tid); }
 
 // Returns how many rings were taken when it began, those it gave back too.
 DPROBE_HIT_PATH uint32_t rings_taken(const trace::TraceMemory& memory) noexcept {
@@ -331,7 +327,7 @@ __attribute__((destructor)) void retire_before_exit() {
 namespace {
 // "/proc/self/task/TID/stat" into `path`. Plain loops: the agent calls no
 // string function of the C library, which the user may be probing.
-DPROBE_HIT_PATH DPROBE_NO_LIBC_CALLS void task_stat_path(uint32_t tid, char (&path)[48]) noexcept {
+DPROBE_NO_LIBC_CALLS void task_stat_path(uint32_t tid, char (&path)[48]) noexcept {
   constexpr char kPrefix[] = "/proc/self/task/";
   constexpr char kSuffix[] = "/stat";
   char digits[10];
@@ -350,7 +346,7 @@ DPROBE_HIT_PATH DPROBE_NO_LIBC_CALLS void task_stat_path(uint32_t tid, char (&pa
 // The flags field of a stat line: the 7th after the name's closing ')'
 // (state ppid pgrp session tty_nr tpgid flags); the name may hold both
 // spaces and parentheses, so the last ')' ends it.
-DPROBE_HIT_PATH DPROBE_NO_LIBC_CALLS uint64_t stat_flags(const char* line, size_t size) noexcept {
+DPROBE_NO_LIBC_CALLS uint64_t stat_flags(const char* line, size_t size) noexcept {
   size_t at = size;
   while (at > 0 && line[at - 1] != ')') --at;
   if (at == 0) return 0;
@@ -365,7 +361,7 @@ DPROBE_HIT_PATH DPROBE_NO_LIBC_CALLS uint64_t stat_flags(const char* line, size_
 }
 }  // namespace
 
-DPROBE_HIT_PATH ThreadExit thread_exiting(uint32_t tid) noexcept {
+ThreadExit thread_exiting(uint32_t tid) noexcept {
   constexpr uint64_t kPfExiting = 0x4;  // include/linux/sched.h
   char path[48];
   task_stat_path(tid, path);

@@ -83,7 +83,7 @@ void init_clock() {
   }
 }
 
-DPROBE_HIT_PATH trace::ClockKind choose_record_clock(bool cycles_wanted) noexcept {
+trace::ClockKind choose_record_clock(bool cycles_wanted) noexcept {
   bool cycles = cycles_wanted;
   if (arch::kCycleCounterMayBeOff) {
     // A program may have made the counter fault (prctl PR_SET_TSC): then

@@ -61,9 +61,8 @@ DPROBE_HIT_PATH int32_t table_word(uint64_t table, uint64_t index, uint32_t word
 
 }  // namespace
 
-DPROBE_HIT_PATH std::optional<UnwindObject> describe_object(uint64_t text_begin, uint64_t text_end,
-                                                            uint64_t eh_frame_hdr,
-                                                            UnwindMemory memory) noexcept {
+std::optional<UnwindObject> describe_object(uint64_t text_begin, uint64_t text_end,
+                                            uint64_t eh_frame_hdr, UnwindMemory memory) noexcept {
   HdrHead head{};
   if (eh_frame_hdr == 0 || !memory(&head, eh_frame_hdr, sizeof head)) return std::nullopt;
   if (head.version != kHdrVersion || head.table_encoding != kPeDatarelSdata4 ||

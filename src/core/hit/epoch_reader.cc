@@ -17,7 +17,7 @@ std::atomic<EpochDomain::ThreadIdSource> g_thread_ids{kernel_thread_id};
 
 }  // namespace
 
-DPROBE_HIT_PATH void EpochDomain::set_thread_id_source(ThreadIdSource source) noexcept {
+void EpochDomain::set_thread_id_source(ThreadIdSource source) noexcept {
   g_thread_ids.store(source, std::memory_order_release);
 }
 

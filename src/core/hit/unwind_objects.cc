@@ -47,7 +47,7 @@ DPROBE_HIT_PATH UnwindObject UnwindObjects::load(uint32_t index) const noexcept 
           e.table.load(kRelaxed), e.fde_count.load(kRelaxed)};
 }
 
-DPROBE_HIT_PATH void UnwindObjects::store(uint32_t index, const UnwindObject& object) noexcept {
+void UnwindObjects::store(uint32_t index, const UnwindObject& object) noexcept {
   Entry& e = entries_[index];
   constexpr auto kRelaxed = std::memory_order_relaxed;
   e.text_begin.store(object.text_begin, kRelaxed);
@@ -57,17 +57,17 @@ DPROBE_HIT_PATH void UnwindObjects::store(uint32_t index, const UnwindObject& ob
   e.fde_count.store(object.fde_count, kRelaxed);
 }
 
-DPROBE_HIT_PATH void UnwindObjects::begin_write() noexcept {
+void UnwindObjects::begin_write() noexcept {
   sequence_.store(sequence_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   // The odd count is seen before any entry changes.
   std::atomic_thread_fence(std::memory_order_release);
 }
 
-DPROBE_HIT_PATH void UnwindObjects::end_write() noexcept {
+void UnwindObjects::end_write() noexcept {
   sequence_.store(sequence_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
-DPROBE_HIT_PATH bool UnwindObjects::insert_locked(const UnwindObject& object) noexcept {
+bool UnwindObjects::insert_locked(const UnwindObject& object) noexcept {
   const uint32_t count = size();
   if (count == kCapacity || object.text_begin >= object.text_end) return false;
   uint32_t at = 0;
@@ -82,7 +82,7 @@ DPROBE_HIT_PATH bool UnwindObjects::insert_locked(const UnwindObject& object) no
   return true;
 }
 
-DPROBE_HIT_PATH bool UnwindObjects::erase_locked(uint64_t text_begin) noexcept {
+bool UnwindObjects::erase_locked(uint64_t text_begin) noexcept {
   const uint32_t count = size();
   uint32_t at = 0;
   while (at < count && load(at).text_begin != text_begin) ++at;

@@ -221,7 +221,7 @@ DPROBE_HIT_PATH bool filter_glob_match(const char* pattern, uint32_t pattern_len
   }
 }
 
-DPROBE_HIT_PATH bool filter_program_valid(const FilterProgram& program) {
+bool filter_program_valid(const FilterProgram& program) {
   const size_t n = program.code.size();
   if (n > kMaxFilterPredicates) return false;
   for (size_t i = 0; i < n; ++i) {

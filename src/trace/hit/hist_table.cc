@@ -204,13 +204,13 @@ DPROBE_HIT_PATH HistPlan hist_plan(const HistSpec& spec) {
   return l;
 }
 
-DPROBE_HIT_PATH uint64_t hist_table_bytes(const HistSpec& spec) {
+uint64_t hist_table_bytes(const HistSpec& spec) {
   if (!valid_shape(spec)) return 0;
   const Layout l = layout_of(spec);
   return kHeaderBytes + uint64_t{8} * l.slots + uint64_t{l.entry_bytes} * l.size;
 }
 
-DPROBE_HIT_PATH void hist_table_init(void* table, const HistSpec& spec) noexcept {
+void hist_table_init(void* table, const HistSpec& spec) noexcept {
   const uint64_t bytes = hist_table_bytes(spec);
   if (table != nullptr && bytes != 0) std::memset(table, 0, bytes);
 }
