@@ -57,7 +57,7 @@ DPROBE_HIT_PATH void add_to_hists(const EventAnalysis& analysis, const trace::Hi
   }
 }
 
-DPROBE_HIT_PATH bool field_fits(const trace::RecordField& field, const trace::EventDesc& event) {
+bool field_fits(const trace::RecordField& field, const trace::EventDesc& event) {
   if (field.source == trace::FieldSource::kComm || field.source == trace::FieldSource::kDuration) {
     return true;
   }
@@ -66,8 +66,7 @@ DPROBE_HIT_PATH bool field_fits(const trace::RecordField& field, const trace::Ev
          size <= event.fixed_size - field.offset;
 }
 
-DPROBE_HIT_PATH bool filter_fits(const trace::FilterProgram& filter,
-                                 const trace::EventDesc& event) {
+bool filter_fits(const trace::FilterProgram& filter, const trace::EventDesc& event) {
   if (filter.empty()) return true;
   if (!trace::filter_program_valid(filter)) return false;
   for (const trace::RecordField& field : filter.fields) {
@@ -76,8 +75,8 @@ DPROBE_HIT_PATH bool filter_fits(const trace::FilterProgram& filter,
   return true;
 }
 
-DPROBE_HIT_PATH bool hist_fits(const trace::HistTrigger& hist, const trace::EventDesc& event,
-                               const trace::TraceMemory& memory) {
+bool hist_fits(const trace::HistTrigger& hist, const trace::EventDesc& event,
+               const trace::TraceMemory& memory) {
   const uint64_t bytes = trace::hist_table_bytes(hist.spec);
   if (bytes == 0 || hist.table_bytes != bytes || hist.table_offset % 64 != 0 ||
       hist.table_offset > memory.hist_slot_bytes() ||

@@ -21,7 +21,7 @@ ReturnInstancePool::ReturnInstancePool(uint32_t count)
   for (uint32_t i = 0; i < count; ++i) instances_[i].next_free = i + 1 < count ? i + 1 : kEnd;
 }
 
-void ReturnInstancePool::raise_used_bound(uint32_t bound) noexcept {
+DPROBE_HIT_PATH void ReturnInstancePool::raise_used_bound(uint32_t bound) noexcept {
   uint32_t seen = used_bound_.load(std::memory_order_relaxed);
   while (seen < bound && !used_bound_.compare_exchange_weak(seen, bound, std::memory_order_release,
                                                             std::memory_order_relaxed)) {
