@@ -32,9 +32,11 @@ using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
 const std::string kBusyProbe = "p:g/busy busy_probe t=%di";
-// The agent's promise is 100 ms; the rest is for a machine busy with
-// other work (the traced program alone keeps both cores busy).
-constexpr auto kRestoreLimit = 100ms + 400ms;
+// The agent's promise is 100 ms. On a machine busy with other work (the
+// traced program alone keeps both cores busy) the test allows as much
+// again as that machine took, in the same test, to start tracing: undoing
+// the probes is less work than placing them was.
+constexpr auto kRestorePromise = 100ms;
 
 // Orphans of the test's children become the test's children meanwhile.
 class ChildSubreaper {
@@ -88,13 +90,17 @@ uint64_t calls_of(const std::string& out) {
 // as in the files, and the program still making calls a second later.
 void expect_restored_and_running(pid_t pid, uint64_t probe,
                                  std::chrono::steady_clock::time_point killed,
+                                 std::chrono::milliseconds took_to_arm,
                                  const std::function<std::string()>& out) {
+  const auto limit = kRestorePromise + took_to_arm;
   const bool restored = eventually([&] { return !armed_byte(first_byte(pid, probe)); }, 5s);
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - killed);
   EXPECT_TRUE(restored) << "busy_probe still patched 5 s after dprobe was killed";
-  EXPECT_LE(elapsed, kRestoreLimit)
-      << "busy_probe restored " << elapsed.count() << " ms after dprobe was killed";
+  EXPECT_LE(elapsed, limit) << "busy_probe restored " << elapsed.count()
+                            << " ms after dprobe was killed; arming took " << took_to_arm.count()
+                            << " ms";
+  ::testing::Test::RecordProperty("took_to_arm_ms", static_cast<int>(took_to_arm.count()));
   ::testing::Test::RecordProperty("restored_after_ms", static_cast<int>(elapsed.count()));
   EXPECT_EQ(patched_text(pid), "");
   const uint64_t before = calls_of(out());
@@ -109,6 +115,7 @@ TEST(ControllerDeath, KilledRunLeavesTheProgramRunningUnpatched) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const std::string trace = dir.file("trace");
+  const auto started = std::chrono::steady_clock::now();
   LiveProcess dprobe({DPROBE_BINARY, "run", "-o", trace, "-e", kBusyProbe, "--",
                       program("busy_loop_O2"), "4", "4"},
                      dir.file("out"), dir.file("err"));
@@ -120,10 +127,12 @@ TEST(ControllerDeath, KilledRunLeavesTheProgramRunningUnpatched) {
   ASSERT_TRUE(
       eventually([&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, 20s))
       << "no hits: " << dprobe.err();
+  const auto took_to_arm = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
 
   dprobe.signal(SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
-  expect_restored_and_running(pid, *probe, killed, [&] { return dprobe.out(); });
+  expect_restored_and_running(pid, *probe, killed, took_to_arm, [&] { return dprobe.out(); });
   EXPECT_EQ(dprobe.wait(10s), 128 + SIGKILL);
   // The orphan is the test's child now: it ends as it would have untraced.
   EXPECT_EQ(wait_child(pid, 30s), 0) << dprobe.out().substr(0, 2000);
@@ -144,16 +153,19 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   if (!probe) GTEST_SKIP() << "needs nm for busy_probe's address";
   const TextSnapshot before = text_snapshot(pid);
   const std::string trace = dir.file("trace");
+  const auto started = std::chrono::steady_clock::now();
   LiveProcess dprobe(
       {DPROBE_BINARY, "attach", "-p", std::to_string(pid), "-o", trace, "-e", kBusyProbe},
       dir.file("out"), dir.file("err"));
   ASSERT_TRUE(
       eventually([&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, 20s))
       << "no hits: " << dprobe.err();
+  const auto took_to_arm = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
 
   dprobe.signal(SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
-  expect_restored_and_running(pid, *probe, killed, [&] { return busy.out(); });
+  expect_restored_and_running(pid, *probe, killed, took_to_arm, [&] { return busy.out(); });
   EXPECT_EQ(text_snapshot(pid), before);
   EXPECT_EQ(dprobe.wait(10s), 128 + SIGKILL);
   // The agent is free for the next dprobe: attaching again works.
