@@ -19,17 +19,21 @@ if [ "${1:-}" = --full ]; then
 fi
 scripts/install-deps.sh
 scripts/build.sh
+# A test that hangs is cut off after 10 minutes (the longest, the full
+# tier's arm64 guest, sets its own 20), not after the whole CI budget.
+timeout=(--timeout 600)
 if [ $# -gt 0 ]; then
-  exec ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+  exec ctest --test-dir build --output-on-failure -j"$(nproc)" "${timeout[@]}" "$@"
 fi
 # The guests' output is kept: a failure there is recapped at the very end,
 # where a log shown only from its tail still has it.
 guest_log=build/selftests-guests.log
 guests=0
-ctest --test-dir build -R '^selftests\.vm_' -j"$(nproc)" -V 2>&1 | tee "$guest_log" ||
+ctest --test-dir build -R '^selftests\.vm_' -j"$(nproc)" "${timeout[@]}" -V 2>&1 | tee "$guest_log" ||
   guests=$?
 others=0
-ctest --test-dir build -E '^selftests\.vm_' --output-on-failure -j"$(nproc)" || others=$?
+ctest --test-dir build -E '^selftests\.vm_' --output-on-failure -j"$(nproc)" "${timeout[@]}" ||
+  others=$?
 if [ "$guests" -ne 0 ]; then
   echo
   echo "The guests failed (their whole output is above, and in $guest_log):"
