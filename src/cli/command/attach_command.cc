@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -308,10 +309,24 @@ Result<void> check_attachable(pid_t pid) {
   return {};
 }
 
-int run_attach(const AttachOptions& options, std::ostream& terminal) {
+// The process of `id`: itself for a process, its thread group for a thread
+// (the kernel lists a thread's /proc/TID too, hidden from readdir). Said on
+// `errors` when it is a thread's.
+pid_t process_of(pid_t id, std::ostream& errors) {
+  if (id <= 0) return id;
+  const long group = std::atol(status_field("/proc/" + std::to_string(id), "Tgid").c_str());
+  if (group <= 0 || group == id) return id;
+  errors << "dprobe: " << id << " is a thread of process " << group
+         << ": attaching to the process\n";
+  return static_cast<pid_t>(group);
+}
+
+int run_attach(const AttachOptions& asked, std::ostream& terminal) {
   // Outlives everything that keeps the stream (the sessions).
   Progress progress(terminal);
   std::ostream& errors = progress.stream();
+  AttachOptions options = asked;
+  options.pid = process_of(asked.pid, errors);
   if (auto attachable = check_attachable(options.pid); !attachable) {
     errors << "dprobe: error: " << attachable.error().message << "\n";
     return kExitFailure;

@@ -1,0 +1,54 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `dprobe attach -p TID` with a thread's id, as `ps -L` or `top -H` shows
+// it: dprobe attaches to the thread's process, and says so.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "integration/dprobe_run.h"
+#include "integration/live_process.h"
+
+namespace dprobe::integration {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+// A thread of `pid` other than its main one, 0 if none.
+pid_t other_thread(pid_t pid) {
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const auto tid = static_cast<pid_t>(std::stol(entry.path().filename().string()));
+    if (tid != pid) return tid;
+  }
+  return 0;
+}
+
+TEST(AttachThread, AThreadsIdAttachesToItsProcessAndSaysSo) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess busy({program("busy_loop_O2"), "2", "10"}, dir.file("busy.out"),
+                   dir.file("busy.err"));
+  ASSERT_TRUE(busy.started());
+  ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", 20s)) << busy.err();
+  const pid_t pid = busy.pid();
+  const pid_t tid = other_thread(pid);
+  ASSERT_NE(tid, 0) << "busy_loop has no second thread";
+  const RunResult run =
+      run_dprobe({"attach", "-p", std::to_string(tid), "-e", "p:g/busy busy_probe", "--duration",
+                  "0.3", "--profile", "-o", "/dev/null"});
+  EXPECT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.err, HasSubstr(std::to_string(tid) + " is a thread of process " +
+                                 std::to_string(pid) + ": attaching to the process"));
+  const auto row = profile_row(parse_profile(run.err), "busy");
+  ASSERT_TRUE(row) << run;
+  EXPECT_GT(row->hits, 0u) << run;
+}
+
+}  // namespace
+}  // namespace dprobe::integration
