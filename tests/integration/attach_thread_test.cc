@@ -1,7 +1,9 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `dprobe attach -p TID` with a thread's id, as `ps -L` or `top -H` shows
-// it: dprobe attaches to the thread's process, and says so.
+// it: dprobe attaches to the thread's process, and says so. And a process
+// that is the first of its own PID namespace (a container's), attached to
+// by its host pid: the agent names its threads by its namespace's ids.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -45,6 +47,38 @@ TEST(AttachThread, AThreadsIdAttachesToItsProcessAndSaysSo) {
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.err, HasSubstr(std::to_string(tid) + " is a thread of process " +
                                  std::to_string(pid) + ": attaching to the process"));
+  const auto row = profile_row(parse_profile(run.err), "busy");
+  ASSERT_TRUE(row) << run;
+  EXPECT_GT(row->hits, 0u) << run;
+}
+
+// The first child of `parent` (/proc's children list), 0 if none yet.
+pid_t first_child(pid_t parent) {
+  const std::string children = read_file("/proc/" + std::to_string(parent) + "/task/" +
+                                         std::to_string(parent) + "/children");
+  return children.empty() ? 0 : static_cast<pid_t>(std::stol(children));
+}
+
+TEST(AttachNamespace, AProcessOfItsOwnPidNamespaceDetachesCleanly) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  LiveProcess unshare(
+      {"/usr/bin/unshare", "-fp", "--mount-proc", program("busy_loop_O2"), "2", "60"},
+      dir.file("busy.out"), dir.file("busy.err"));
+  ASSERT_TRUE(unshare.started());
+  if (!unshare.wait_for_output("busy_loop: ready", 20s)) {
+    GTEST_SKIP() << "no PID namespace here (unshare -fp): " << unshare.err();
+  }
+  const pid_t pid = first_child(unshare.pid());
+  ASSERT_NE(pid, 0);
+  EXPECT_THAT(read_file("/proc/" + std::to_string(pid) + "/status"),
+              HasSubstr("NSpid:\t" + std::to_string(pid) + "\t1\n"))
+      << "busy_loop is pid 1 of its namespace";
+  const RunResult run =
+      run_dprobe({"attach", "-p", std::to_string(pid), "-e", "p:g/busy busy_probe", "--duration",
+                  "0.3", "--profile", "-o", "/dev/null"});
+  EXPECT_EQ(run.status, 0) << run;
+  EXPECT_THAT(run.err, ::testing::Not(HasSubstr("did not confirm the detach")));
   const auto row = profile_row(parse_profile(run.err), "busy");
   ASSERT_TRUE(row) << run;
   EXPECT_GT(row->hits, 0u) << run;

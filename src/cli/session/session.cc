@@ -17,6 +17,7 @@
 #include "cli/output/terminal_text.h"
 #include "cli/plan/arm_errors.h"
 #include "cli/plan/definitions.h"
+#include "cli/process/namespace_ids.h"
 #include "cli/process/traced_process.h"
 #include "protocol/channel.h"
 #include "trace/event_analysis.h"
@@ -374,7 +375,8 @@ std::unique_ptr<TracedProcess> Session::hold_for_detach(std::span<const std::byt
   std::unique_ptr<TracedProcess> held;
   auto hold = protocol::decode_hold_threads(payload);
   if (hold && holds_threads_) {
-    auto process = TracedProcess::hold(pid_, {hold->running.begin(), hold->running.end()});
+    // The agent names its threads as its namespace does (a container's).
+    auto process = TracedProcess::hold(pid_, host_thread_ids(pid_, hold->running));
     if (process) held = std::make_unique<TracedProcess>(std::move(*process));
   }
   if (!answer_hold(held != nullptr)) held.reset();

@@ -1,0 +1,37 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A thread's id in its own PID namespace, from /proc's NSpid line, and the
+// host ids of the agent's threads named that way (cli/process/namespace_ids.h).
+#include "cli/process/namespace_ids.h"
+
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace dprobe::cli {
+namespace {
+
+TEST(NamespaceIds, TheInnermostIdOfAnNspidLine) {
+  EXPECT_EQ(innermost_id("NSpid:\t4242\t1"), 1) << "pid 1 of its own namespace";
+  EXPECT_EQ(innermost_id("NSpid:\t4242\t77\t3"), 3) << "two namespaces deep";
+  EXPECT_EQ(innermost_id("NSpid:\t4242"), 4242) << "in dprobe's own namespace";
+  EXPECT_EQ(innermost_id("NSpid:\t12\t3 "), 3) << "a trailing blank";
+  EXPECT_EQ(innermost_id("NSpid:"), -1);
+  EXPECT_EQ(innermost_id("NSpid:\tx"), -1);
+  EXPECT_EQ(innermost_id("NSpid:\t0"), -1);
+  EXPECT_EQ(innermost_id("Pid:\t5"), -1);
+}
+
+// In dprobe's own namespace the ids are the host's: this thread is found
+// by its own id, an id no thread has is left out.
+TEST(NamespaceIds, HostIdsOfThisProcesssThreads) {
+  const auto self = static_cast<uint32_t>(::syscall(SYS_gettid));
+  const std::vector<uint32_t> inner{self, 0x7ffffff0u};
+  EXPECT_EQ(host_thread_ids(::getpid(), inner), std::set<pid_t>{static_cast<pid_t>(self)});
+  EXPECT_TRUE(host_thread_ids(::getpid(), {}).empty());
+}
+
+}  // namespace
+}  // namespace dprobe::cli
