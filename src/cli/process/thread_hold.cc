@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "cli/process/namespace_ids.h"
+
 namespace dprobe::cli {
 namespace {
 
@@ -38,8 +40,8 @@ void ThreadHold::release() {
 void ThreadHold::serve() {
   std::lock_guard lock(mutex_);
   if (state_ == State::kHoldAsked) {
-    const std::set<pid_t> running(running_.begin(), running_.end());
-    if (process_.hold_others(running)) {
+    // The agent names its threads as its namespace does (a container's).
+    if (process_.hold_others(host_thread_ids(process_.pid(), running_))) {
       state_ = State::kHeld;
       held_since_ = std::chrono::steady_clock::now();
     } else {
