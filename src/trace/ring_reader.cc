@@ -52,9 +52,9 @@ Result<RingBuffer> RingBuffer::initialize(void* mem, size_t bytes, uint32_t pid,
 
 Result<RingBuffer> RingBuffer::attach(void* mem, size_t bytes) {
   uint64_t data_bytes = 0;
-  RingFault fault = check(mem, bytes, data_bytes);
-  if (fault == RingFault::kNone) fault = check_control(mem, data_bytes);
-  if (fault != RingFault::kNone) return fail(layout_fault(fault, mem, bytes, data_bytes));
+  if (const RingFault fault = check_formatted(mem, bytes, data_bytes); fault != RingFault::kNone) {
+    return fail(layout_fault(fault, mem, bytes, data_bytes));
+  }
   return RingBuffer(mem, data_bytes);
 }
 

@@ -23,7 +23,11 @@ DPROBE_HIT_PATH RingFault RingBuffer::check(const void* mem, size_t bytes,
   return RingFault::kNone;
 }
 
-DPROBE_HIT_PATH RingFault RingBuffer::check_control(const void* mem, uint64_t data_bytes) noexcept {
+DPROBE_HIT_PATH RingFault RingBuffer::check_formatted(const void* mem, size_t bytes,
+                                                      uint64_t& data_bytes) noexcept {
+  if (const RingFault fault = check(mem, bytes, data_bytes); fault != RingFault::kNone) {
+    return fault;
+  }
   const auto* control = static_cast<const RingControl*>(mem);
   if (control->magic != kRingMagic) return RingFault::kBadMagic;
   if (control->version != kRingVersion) return RingFault::kBadVersion;
@@ -54,8 +58,7 @@ DPROBE_HIT_PATH std::optional<RingBuffer> RingBuffer::create(void* mem, size_t b
 
 DPROBE_HIT_PATH std::optional<RingBuffer> RingBuffer::open(void* mem, size_t bytes) noexcept {
   uint64_t data_bytes = 0;
-  if (check(mem, bytes, data_bytes) != RingFault::kNone) return std::nullopt;
-  if (check_control(mem, data_bytes) != RingFault::kNone) return std::nullopt;
+  if (check_formatted(mem, bytes, data_bytes) != RingFault::kNone) return std::nullopt;
   return RingBuffer(mem, data_bytes);
 }
 

@@ -106,9 +106,10 @@ class RingBuffer {
 
  private:
   RingBuffer(void* mem, uint64_t data_bytes) noexcept;
-  // The block's size (data_bytes: its data area), then its control block.
+  // The block's size (data_bytes: its data area); check_formatted, then
+  // its control block too.
   static RingFault check(const void* mem, size_t bytes, uint64_t& data_bytes) noexcept;
-  static RingFault check_control(const void* mem, uint64_t data_bytes) noexcept;
+  static RingFault check_formatted(const void* mem, size_t bytes, uint64_t& data_bytes) noexcept;
 
   RingControl* control_;
   std::byte* data_;
