@@ -24,6 +24,7 @@
 #include "cli/process/control_server.h"
 #include "cli/process/launcher.h"
 #include "cli/process/load_point.h"
+#include "cli/process/proc_status.h"
 #include "cli/process/process_maps.h"
 #include "cli/process/thread_hold.h"
 #include "cli/process/traced_process.h"
@@ -57,16 +58,10 @@ void stop_on_signals() {
 
 // "Uid:\treal\teffective\tsaved\tfs" from /proc/PID/status.
 std::vector<uid_t> status_ids(pid_t pid, const std::string& key) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(key + ":", 0) != 0) continue;
-    std::vector<uid_t> ids;
-    std::istringstream in(line.substr(key.size() + 1));
-    for (uid_t id; in >> id;) ids.push_back(id);
-    return ids;
-  }
-  return {};
+  std::vector<uid_t> ids;
+  std::istringstream in(status_field("/proc/" + std::to_string(pid), key));
+  for (uid_t id; in >> id;) ids.push_back(id);
+  return ids;
 }
 
 // The state letter of a stat file: R, S, D, T, Z (zombie), X (dead).
@@ -76,19 +71,6 @@ char process_state_of(const std::string& path) {
   std::getline(stat, text);
   const size_t close = text.rfind(')');  // the command may hold spaces and ')'
   return close != std::string::npos && close + 2 < text.size() ? text[close + 2] : '?';
-}
-
-// "Key:\tvalue" of /proc/PID/status (of one thread: /proc/PID/task/TID).
-std::string status_field(const std::string& dir, const std::string& key) {
-  std::ifstream status(dir + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(key + ":", 0) == 0) {
-      const size_t value = line.find_first_not_of(" \t", key.size() + 1);
-      return value == std::string::npos ? "" : line.substr(value);
-    }
-  }
-  return {};
 }
 
 std::string command_name(pid_t pid) {

@@ -18,10 +18,10 @@
 
 namespace dprobe::cli {
 
-// The innermost id of an NSpid line of /proc/PID/task/TID/status ("NSpid:
-// 4242 1": 1); the only one where the thread shares dprobe's namespace.
-// -1 when the line holds none.
-pid_t innermost_id(std::string_view nspid_line);
+// The innermost id of the NSpid field of /proc/PID/task/TID/status ("4242
+// 1": 1, the thread's id in its own namespace; alone, the namespace is
+// dprobe's). -1 when the field holds none.
+pid_t innermost_id(std::string_view nspid);
 
 // The host ids of the threads of `pid` whose ids in its own namespace are
 // `inner`; an id no thread has is left out.

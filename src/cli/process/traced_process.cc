@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "cli/process/proc_status.h"
+
 namespace dprobe::cli {
 namespace {
 
@@ -69,12 +71,9 @@ bool exited(pid_t pid, pid_t tid) {
 
 // Whether this process traces the thread (TracerPid in its status).
 bool traced_by_us(pid_t pid, pid_t tid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("TracerPid:", 0) == 0) return std::atol(line.c_str() + 10) == ::getpid();
-  }
-  return false;
+  const std::string tracer =
+      status_field("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid), "TracerPid");
+  return !tracer.empty() && std::atol(tracer.c_str()) == ::getpid();
 }
 
 Result<void> write_memory(pid_t pid, uint64_t address, const void* data, size_t size) {

@@ -8,20 +8,31 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <string>
 #include <vector>
+
+#include "cli/process/proc_status.h"
 
 namespace dprobe::cli {
 namespace {
 
-TEST(NamespaceIds, TheInnermostIdOfAnNspidLine) {
-  EXPECT_EQ(innermost_id("NSpid:\t4242\t1"), 1) << "pid 1 of its own namespace";
-  EXPECT_EQ(innermost_id("NSpid:\t4242\t77\t3"), 3) << "two namespaces deep";
-  EXPECT_EQ(innermost_id("NSpid:\t4242"), 4242) << "in dprobe's own namespace";
-  EXPECT_EQ(innermost_id("NSpid:\t12\t3 "), 3) << "a trailing blank";
-  EXPECT_EQ(innermost_id("NSpid:"), -1);
-  EXPECT_EQ(innermost_id("NSpid:\tx"), -1);
-  EXPECT_EQ(innermost_id("NSpid:\t0"), -1);
-  EXPECT_EQ(innermost_id("Pid:\t5"), -1);
+TEST(NamespaceIds, TheInnermostIdOfAnNspidField) {
+  EXPECT_EQ(innermost_id("4242\t1"), 1) << "pid 1 of its own namespace";
+  EXPECT_EQ(innermost_id("4242\t77\t3"), 3) << "two namespaces deep";
+  EXPECT_EQ(innermost_id("4242"), 4242) << "in dprobe's own namespace";
+  EXPECT_EQ(innermost_id("12\t3 "), 3) << "a trailing blank";
+  EXPECT_EQ(innermost_id(""), -1) << "no NSpid field (status_field's answer)";
+  EXPECT_EQ(innermost_id("x"), -1);
+  EXPECT_EQ(innermost_id("0"), -1);
+  EXPECT_EQ(innermost_id("12\t3x"), -1);
+}
+
+// The field as status_field reads it from this thread's status.
+TEST(NamespaceIds, ThisThreadsOwnStatusGivesItsId) {
+  const auto self = static_cast<pid_t>(::syscall(SYS_gettid));
+  const std::string task = "/proc/self/task/" + std::to_string(self);
+  EXPECT_EQ(innermost_id(status_field(task, "NSpid")), self);
+  EXPECT_EQ(status_field(task, "NSpi"), "") << "a key is matched whole";
 }
 
 // In dprobe's own namespace the ids are the host's: this thread is found
