@@ -3,8 +3,9 @@
 // The agent: a shared library the CLI preloads into the traced program. Its
 // constructor runs before the program's main: it connects to the CLI, says
 // which objects are loaded where, receives the probes, prepares and arms
-// them, and lets the program go. It never prints, exits or throws: if
-// anything fails, the program runs untraced.
+// them, and lets the program go. It never prints or throws, and exits only
+// when the CLI says so (kAbort at `run`): if anything fails, the program
+// runs untraced.
 #include "agent/agent.h"
 
 #include <dlfcn.h>
@@ -25,6 +26,8 @@
 #include "agent/arming.h"
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
+#include "agent/environment.h"
+#include "agent/exit_hold.h"
 #include "agent/fork.h"
 #include "agent/held_threads.h"
 #include "agent/hit/return_probes.h"
@@ -58,108 +61,9 @@ ControlConfig& config() {
   return config;
 }
 
-// The block of "NAME=value" strings the kernel placed above the stack at
-// exec: what /proc/PID/environ shows, whatever setenv/unsetenv do to the
-// `environ` array later. From fields 50 and 51 of /proc/self/stat.
-struct EnvironmentBlock {
-  uintptr_t start = 0;
-  uintptr_t end = 0;
-  bool holds(const char* text) const {
-    const auto at = reinterpret_cast<uintptr_t>(text);
-    return at >= start && at < end;
-  }
-};
-
-EnvironmentBlock environment_block() {
-  EnvironmentBlock block;
-  FILE* stat = std::fopen("/proc/thread-self/stat", "re");
-  if (stat == nullptr) return block;
-  char text[1024] = {};
-  const size_t n = std::fread(text, 1, sizeof(text) - 1, stat);
-  std::fclose(stat);
-  text[n] = '\0';
-  const char* field = std::strrchr(text, ')');  // the command may hold spaces and ')'
-  // Fields after ")": state is the 3rd of the line; env_start the 50th.
-  for (int number = 2; field != nullptr && number < 50; ++number) {
-    field = std::strchr(field + 1, ' ');
-  }
-  if (field == nullptr || std::sscanf(field, " %lu %lu", &block.start, &block.end) != 2 ||
-      block.start >= block.end) {
-    return {};
-  }
-  return block;
-}
-
-// Blanks the original string `entry` in the block (the program's environ
-// no longer points at it), or, when `kept` is not empty, writes
-// "NAME=kept" there (it is shorter) and blanks the rest: /proc/PID/environ
-// then shows what the program's getenv sees.
-void rewrite_original(char* entry, const std::string& kept) {
-  const size_t length = std::strlen(entry);
-  size_t at = 0;
-  if (!kept.empty()) {
-    const char* equals = std::strchr(entry, '=');
-    at = equals == nullptr ? length : static_cast<size_t>(equals - entry) + 1;
-    const size_t room = length - at;
-    const size_t copied = std::min(room, kept.size());
-    std::memcpy(entry + at, kept.data(), copied);
-    at += copied;
-  }
-  std::memset(entry + at, 0, length - at);
-}
-
-// The agent's own entries in the original block, before unsetenv drops
-// them from the environ array.
-std::vector<char*> original_entries(const EnvironmentBlock& block) {
-  std::vector<char*> found;
-  if (environ == nullptr) return found;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (!block.holds(*entry)) continue;
-    // Only DPROBE_CONTROL and DPROBE_FOLLOW are the agent's among DPROBE_*.
-    for (const char* name : {"LD_PRELOAD=", "DPROBE_CONTROL=", "DPROBE_FOLLOW="}) {
-      if (std::strncmp(*entry, name, std::strlen(name)) == 0) found.push_back(*entry);
-    }
-  }
-  return found;
-}
-
-// LD_PRELOAD without the agent: "" when nothing else was preloaded.
-std::string preload_without(const char* preload, const std::string& agent_path) {
-  std::string kept;
-  std::string_view rest(preload);
-  while (!rest.empty()) {
-    const size_t end = rest.find_first_of(": ");
-    const std::string_view entry = rest.substr(0, end);
-    if (!entry.empty() && entry != agent_path)
-      kept += (kept.empty() ? "" : ":") + std::string(entry);
-    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
-  }
-  return kept;
-}
-
-// Children the program starts are not traced unless followed: the agent
-// takes itself out of the environment they inherit (an exec of the traced
-// process itself puts it back, see exec.cc), and out of the original
-// block, where /proc/PID/environ would still show it to the program (one
-// that cleared its environment and reads that file, say).
-void scrub_environment(const std::string& agent_path) {
-  const std::vector<char*> originals = original_entries(environment_block());
-  const char* preload = std::getenv("LD_PRELOAD");
-  const std::string kept = preload != nullptr ? preload_without(preload, agent_path) : "";
-  ::unsetenv(kControlEnv);
-  ::unsetenv(kFollowEnv);
-  if (kept.empty()) {
-    ::unsetenv("LD_PRELOAD");
-  } else if (preload != nullptr) {
-    ::setenv("LD_PRELOAD", kept.c_str(), 1);
-  }
-  for (char* entry : originals) rewrite_original(entry, entry[0] == 'L' ? kept : std::string());
-}
-
 std::string own_path() {
   Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&scrub_environment), &info) == 0 ||
-      info.dli_fname == nullptr) {
+  if (::dladdr(reinterpret_cast<void*>(&own_path), &info) == 0 || info.dli_fname == nullptr) {
     return {};
   }
   return info.dli_fname;
@@ -285,6 +189,7 @@ class Agent {
       return std::nullopt;
     }
     auto message = protocol::receive_message(socket);
+    if (message) end_if_told(*message);
     if (!message || message->type != protocol::MessageType::kProbes) return std::nullopt;
     auto probes = protocol::decode_probes(message->payload);
     if (!probes) return std::nullopt;
@@ -309,7 +214,19 @@ class Agent {
     if (shm_) shm_->close_descriptor();  // the CLI has its own now
     if (!sent) return false;
     auto answer = protocol::receive_message(socket);
+    if (answer) end_if_told(*answer);
     return answer && answer->type == protocol::MessageType::kGo && channel.intact();
+  }
+
+  // `run`: the CLI refused the session (a bad definition, a probe it could
+  // not place) and said with what status the program ends, before any of
+  // its own code runs. The one exit of the agent's own.
+  static void end_if_told(const protocol::Message& message) {
+    if (message.type != protocol::MessageType::kAbort) return;
+    const std::optional<uint8_t> status = protocol::decode_abort_status(message.payload);
+    if (!status) return;
+    agent_state().recording.store(false);
+    for (;;) arch::raw_syscall(SYS_exit_group, *status);
   }
 
   // `ready`: what set_up_for() said.
@@ -329,6 +246,8 @@ class Agent {
       if (!watch_loader(*state.registry)) {
         return failed(probes, "the agent could not follow the dynamic loader");
       }
+      // Before any probe: none may go where the exit is sent to the agent.
+      if (probes.hold_exit) (void)install_exit_hold(*state.registry);
     }
     // Alone (`dprobe run`, before the program runs), code no breakpoint may
     // go on can still take a jump, unless it covers a place this thread
@@ -353,6 +272,8 @@ class Agent {
     // once registered: attached, the program's threads run meanwhile, and
     // their hits before the CLI's Go are the session's too.
     state.entry_times.store(probes.entry_times, std::memory_order_relaxed);
+    state.exit_waits_pid.store(probes.hold_exit ? arch::raw_getpid() : 0,
+                               std::memory_order_release);
     state.recording.store(true);
     hold_threads(probes, channel);
     {

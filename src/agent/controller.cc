@@ -77,6 +77,7 @@ bool Controller::start(std::unique_ptr<arch::AgentDescriptor> socket, FirstJob f
     socket_ = std::move(socket);
     closed_ = false;
     detached_ = false;
+    exit_let_go_ = false;
     answer_.reset();
   }
   started_.store(false);
@@ -179,6 +180,10 @@ void Controller::read_loop() {
       std::lock_guard lock(mutex_);
       answer_ = probes ? std::optional(std::move(*probes)) : std::optional(protocol::Probes{});
       answered_.notify_all();
+    } else if (message->type == protocol::MessageType::kExitGo) {
+      std::lock_guard lock(mutex_);
+      exit_let_go_ = true;
+      answered_.notify_all();
     } else if (message->type == protocol::MessageType::kResumed) {
       set_caller_places({});  // the thread that loaded the agent went on
       restart_optimize_again();
@@ -254,6 +259,19 @@ std::optional<protocol::Probes> Controller::ask(const protocol::ObjectsChanged& 
   std::optional<protocol::Probes> probes = std::move(answer_);
   answer_.reset();
   return probes;
+}
+
+void Controller::wait_for_trace_at_exit() {
+  std::unique_lock lock(mutex_);
+  if (!socket_ || closed_ || detached_ || exit_let_go_) return;
+  {
+    std::lock_guard send_lock(send_mutex_);
+    const int socket = checked_socket();
+    if (socket < 0 || !protocol::send_message(socket, protocol::MessageType::kExiting, {})) return;
+  }
+  // No time limit: the CLI writes at the pace of its reader, as it would
+  // with the program's exit behind it; if it dies, the channel closes.
+  answered_.wait(lock, [&] { return closed_ || detached_ || exit_let_go_; });
 }
 
 void Controller::send_report(const protocol::ArmReport& report) {

@@ -50,6 +50,10 @@ class Controller {
   // probes of the new ones. nullopt: no CLI, or no answer in time.
   std::optional<protocol::Probes> ask(const protocol::ObjectsChanged& changed);
   void send_report(const protocol::ArmReport& report);
+  // The program is exiting (exit_hold.h): tells the CLI, and waits until it
+  // says the trace is written (kExitGo) or goes away. At once if no
+  // session is on.
+  void wait_for_trace_at_exit();
 
  private:
   Controller() = default;
@@ -73,6 +77,7 @@ class Controller {
   std::optional<protocol::Probes> answer_;
   bool closed_ = false;
   bool detached_ = false;             // the CLI said Detach: nothing more is asked
+  bool exit_let_go_ = false;          // the CLI said ExitGo
   std::atomic<bool> started_{false};  // its thread runs, known as the agent's
   FirstJob first_;
   // The first job's outcome, a futex word: 0 while it runs, then 1 or 2.

@@ -69,20 +69,50 @@ size_t traced_environment_size(char* const* env) {
   return pointers + preload + control + follow;
 }
 
-// The program's environment with the agent first in LD_PRELOAD and its CLI
-// named, built in `storage` (traced_environment_size bytes).
+// "LD_PRELOAD=AGENT[:OTHERS]" into `text` (OTHERS: what `before` preloads
+// but the agent); returns the end of the string.
+char* write_preload(char* text, const char* before) {
+  const std::string& agent = agent_path();
+  text = ::stpcpy(::stpcpy(text, kPreload), agent.c_str());
+  while (*before != '\0') {
+    const size_t length = std::strcspn(before, ": ");
+    const bool is_agent =
+        length == agent.size() && std::strncmp(before, agent.c_str(), length) == 0;
+    if (length != 0 && !is_agent) {
+      *text++ = ':';
+      std::memcpy(text, before, length);
+      text += length;
+    }
+    before += length;
+    if (*before != '\0') ++before;
+  }
+  *text = '\0';
+  return text;
+}
+
+// The program's environment with the agent first in LD_PRELOAD (where the
+// program had its own, so that the environment the agent hands the new
+// program once it takes itself out is the one it was given, in order) and
+// its CLI named, built in `storage` (traced_environment_size bytes).
 char* const* traced_environment(void* storage, char* const* env) {
   char** out = static_cast<char**>(storage);
   char* text = reinterpret_cast<char*>(out + entry_count(env) + 4);
   size_t n = 0;
+  bool preloaded = false;
   for (char* const* e = env; e != nullptr && *e != nullptr; ++e) {
-    if (!is_agent_entry(*e)) out[n++] = *e;
+    if (std::strncmp(*e, kPreload, std::strlen(kPreload)) == 0 && !preloaded) {
+      preloaded = true;
+      out[n++] = text;
+      text = write_preload(text, *e + std::strlen(kPreload)) + 1;
+    } else if (!is_agent_entry(*e)) {
+      out[n++] = *e;
+    }
   }
-  const char* before = old_preload(env);
+  if (!preloaded) {
+    out[n++] = text;
+    text = write_preload(text, "") + 1;
+  }
   out[n++] = text;
-  text = ::stpcpy(::stpcpy(text, kPreload), agent_path().c_str());
-  if (*before != '\0') text = ::stpcpy(::stpcpy(text, ":"), before);
-  out[n++] = ++text;
   text = ::stpcpy(::stpcpy(::stpcpy(text, kControlEnv), "="), control_path().c_str());
   out[n++] = ++text;
   ::stpcpy(::stpcpy(text, kFollowEnv), follow_children() ? "=1" : "=0");

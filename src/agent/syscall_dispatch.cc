@@ -215,6 +215,9 @@ int gadget_for(uint64_t back, int64_t key) {
   return -1;
 }
 
+// exit and exit_group never return: counted at their enter, as strace does.
+bool never_returns(int64_t nr) { return nr == SYS_exit || nr == SYS_exit_group; }
+
 Call call_of(const siginfo_t& info, const ucontext_t& context, arch::SavedRegs& regs) {
   Call call;
   arch::load_regs(context, regs);
@@ -420,6 +423,19 @@ void stop_syscall_tracing() noexcept { g_blocking.store(false); }
 
 void* dispatch_restorer() noexcept { return dprobe_dispatch_restorer; }
 
+void record_program_exit_group(int status, uint64_t call_site) noexcept {
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  ThreadTrace& thread = current_thread();
+  if (filter == nullptr || dispatch::own_selector() == nullptr || !traced_here(thread)) return;
+  arch::SavedRegs regs{};
+  regs.slot[arch::kSyscallOrigNrSlot] = SYS_exit_group;
+  regs.slot[arch::kSyscallNrSlot] = SYS_exit_group;
+  regs.slot[arch::kSyscallArgSlots[0]] = static_cast<uint64_t>(status);
+  const Call call{SYS_exit_group, call_site + arch::kSyscallInsnBytes, &regs};
+  record_enter(*filter, call, thread);
+  count_call(*filter, SYS_exit_group, 0, 0);
+}
+
 bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) {
   if (info.si_code != kSysUserDispatch) return false;
   if (!g_blocking.load(std::memory_order_relaxed)) turn_dispatch_off_here();
@@ -429,6 +445,7 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) {
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
+  if (traced && never_returns(call.nr)) count_call(*filter, call.nr, 0, 0);
   queue_site(call.site - arch::kSyscallInsnBytes);
   if (call.nr == SYS_rt_sigreturn) {
     // The frame it returns from is at the interrupted stack pointer: the

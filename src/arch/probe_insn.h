@@ -213,6 +213,12 @@ uint64_t syscall_trampoline_copy_address(const OptimizePlan& plan, uint64_t tram
 // what is left of the displaced instructions (never run).
 std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t length);
 
+// A jump to the absolute address `target` that may stand anywhere, for a
+// function's entry whose every call goes elsewhere and never comes back
+// (agent/exit_hold.cc): x86_64's jmp *0(%rip) and the address after it
+// (14 bytes), arm64's ldr x16, 8; br x16 and the address (16 bytes).
+std::vector<uint8_t> detour_jump(uint64_t target);
+
 }  // namespace dprobe::arch
 
 #endif  // DPROBE_ARCH_PROBE_INSN_H_

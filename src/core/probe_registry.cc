@@ -67,6 +67,10 @@ void ProbeRegistry::blacklist(uint64_t begin, uint64_t end, std::string reason, 
   blacklist_.push_back({begin, end, std::move(reason), as_jump});
 }
 
+void ProbeRegistry::reserve(uint64_t begin, uint64_t end, std::string reason) {
+  blacklist_.insert(blacklist_.begin(), {begin, end, std::move(reason), false});
+}
+
 const ProbeRegistry::Range* ProbeRegistry::blacklisted(uint64_t address) const {
   for (const Range& range : blacklist_) {
     if (in_range(address, range.begin, range.end)) return &range;

@@ -102,6 +102,9 @@ class ProbeRegistry {
   // `as_jump`: no breakpoint, but a jump may go there while direct jumps
   // are allowed.
   void blacklist(uint64_t begin, uint64_t end, std::string reason, bool as_jump = false);
+  // Addresses the agent itself wrote over (agent/exit_hold.cc): no probe,
+  // breakpoint or jump, whatever else the blacklist says of them.
+  void reserve(uint64_t begin, uint64_t end, std::string reason);
   // Whether jumps may be written without a breakpoint first: only while no
   // other thread of the process runs (the agent's start, before the
   // program's) and optimization is wanted. Such a probe is disarmed while

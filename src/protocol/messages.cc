@@ -206,7 +206,17 @@ std::vector<std::byte> encode(const Probes& probes) {
   w.boolean(probes.entry_times);
   w.values(probes.caller_places);
   w.boolean(probes.holds_threads);
+  w.boolean(probes.hold_exit);
   return w.take();
+}
+
+std::vector<std::byte> encode_abort_status(uint8_t status) {
+  return {static_cast<std::byte>(status)};
+}
+
+std::optional<uint8_t> decode_abort_status(std::span<const std::byte> bytes) {
+  if (bytes.size() != 1) return std::nullopt;
+  return static_cast<uint8_t>(bytes[0]);
 }
 
 std::vector<std::byte> encode(const HoldThreads& hold) {
@@ -238,6 +248,7 @@ Result<Probes> decode_probes(std::span<const std::byte> bytes) {
   probes.entry_times = r.boolean();
   probes.caller_places = r.values<uint64_t>();
   probes.holds_threads = r.boolean();
+  probes.hold_exit = r.boolean();
   return finish(r, std::move(probes), "probes");
 }
 

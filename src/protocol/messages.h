@@ -22,6 +22,7 @@
 #define DPROBE_PROTOCOL_MESSAGES_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@
 
 namespace dprobe::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 5;
+inline constexpr uint32_t kProtocolVersion = 6;
 
 enum class MessageType : uint8_t {
   kHello = 1,
@@ -59,7 +60,18 @@ enum class MessageType : uint8_t {
   kThreadsHeld,
   // Agent to CLI, detaching: every byte is back, let the threads go.
   kReleaseThreads,
+  // `run`, agent to CLI (Probes::hold_exit): the program is exiting; its
+  // thread waits until the CLI has written the trace out and says
+  // kExitGo, or closes the channel.
+  kExiting,
+  kExitGo,
 };
+
+// kAbort's payload at `run`: the exit status the program ends with, before
+// any code of its own runs (the CLI said why). Empty at `attach`: the
+// agent lets the program go on untraced.
+std::vector<std::byte> encode_abort_status(uint8_t status);
+std::optional<uint8_t> decode_abort_status(std::span<const std::byte> bytes);
 
 struct HoldThreads {
   std::vector<uint32_t> running;  // the agent's own threads, which arm
@@ -118,6 +130,10 @@ struct Probes {
   std::vector<uint64_t> caller_places{};
   // `attach`: the CLI can hold the program's threads (MessageType::kHoldThreads).
   bool holds_threads = false;
+  // `run`, the process dprobe started: its exit waits for the trace to be
+  // written (MessageType::kExiting), so that whoever waits for the program
+  // finds the trace complete.
+  bool hold_exit = false;
 };
 
 struct ArmResult {

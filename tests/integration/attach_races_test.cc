@@ -112,8 +112,9 @@ TEST(AttachRaces, ProcessTracedByDprobeIsRefusedAndUnharmed) {
                      program("busy_loop_O2"), "1", "30"},
                     dir.file("r.out"), dir.file("r.err"));
     ASSERT_TRUE(run.wait_for_output("busy_loop: ready", 20s)) << run.err();
-    const pid_t busy = child_of(run.pid());
-    ASSERT_GT(busy, 0);
+    const pid_t busy = run.pid();  // dprobe run became the program
+    const pid_t collector = dprobe_collector(busy);
+    ASSERT_GT(collector, 0);
     const auto start = std::chrono::steady_clock::now();
     const RunResult attach = run_dprobe(
         {"attach", "-p", std::to_string(busy), "-e", "p:g/c busy_probe", "--duration", "0.2"});
@@ -121,7 +122,7 @@ TEST(AttachRaces, ProcessTracedByDprobeIsRefusedAndUnharmed) {
     EXPECT_NE(attach.status, 0) << attach;
     EXPECT_THAT(attach.err,
                 HasSubstr("process " + std::to_string(busy) + " is already traced by dprobe (pid " +
-                          std::to_string(run.pid()) + ")"))
+                          std::to_string(collector) + ")"))
         << attach;
     const uint64_t before = last_number_after(run.out(), "busy_loop: calls ").value_or(0);
     EXPECT_TRUE(eventually(

@@ -157,5 +157,29 @@ TEST(Environment, ClearedEnvironmentShowsNoAgent) {
   EXPECT_EQ(hit_values(run.out).size(), 2u) << run;
 }
 
+// env -i, then a program that reads /proc/self/environ: the kernel's block
+// holds the program's environment exactly, as untraced: no trace of the
+// agent's variables, no blank where they were, the user's own LD_PRELOAD in
+// its place.
+TEST(Environment, ProcEnvironHoldsExactlyWhatTheProgramWasGiven) {
+  for (const std::vector<std::string>& given :
+       {std::vector<std::string>{}, std::vector<std::string>{"A=1", "B=two"},
+        std::vector<std::string>{"A=1", "LD_PRELOAD=libm.so.6", "B=two"}}) {
+    std::vector<std::string> command{"/usr/bin/env", "-i"};
+    command.insert(command.end(), given.begin(), given.end());
+    command.insert(command.end(), {"/bin/cat", "/proc/self/environ"});
+    std::string expected;
+    for (const std::string& entry : given) expected += entry + '\0';
+    const RunResult untraced = run_program(command);
+    ASSERT_EQ(untraced.out, expected) << untraced;
+    TempDir dir;
+    const RunResult traced =
+        run_traced({"p:env/r libc.so.6:read"}, command, {"-o", dir.file("trace")});
+    EXPECT_EQ(traced.status, 0) << traced;
+    EXPECT_EQ(traced.out, expected) << traced;
+    EXPECT_THAT(read_file(dir.file("trace")), HasSubstr("cat-")) << "cat was traced";
+  }
+}
+
 }  // namespace
 }  // namespace dprobe::integration

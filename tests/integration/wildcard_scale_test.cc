@@ -14,6 +14,7 @@
 namespace dprobe::integration {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -42,14 +43,16 @@ TEST(WildcardScale, EveryFunctionOfLibcInAThreadedProgram) {
     EXPECT_EQ(count_of(run.err, "functions not probed"), 1u) << run.err;
     EXPECT_THAT(run.err, HasSubstr("(BLACKLISTED): ")) << run.err;
   } else {
-    // ...take a jump, written before the program runs.
-    EXPECT_EQ(count_of(run.err, "functions not probed"), 0u) << run.err;
+    // ...take a jump, written before the program runs; but _exit, where
+    // dprobe run holds the program's exit until the trace is written.
+    EXPECT_THAT(run.err, ContainsRegex(": 1 of [0-9]+ functions not probed")) << run.err;
+    EXPECT_THAT(run.err, ContainsRegex("\\(BLACKLISTED\\): _[eE]xit")) << run.err;
     EXPECT_TRUE(events.contains("p_madvise_0")) << "threads' stacks go back with madvise";
   }
   EXPECT_THAT(run.err, Not(HasSubstr("dprobe: error"))) << run.err;
-  // 45 on Debian 12's glibc: the program's own calls only (the agent's
+  // 46 on Debian 12's glibc: the program's own calls only (the agent's
   // calls and aliases of one function, which made it over 50, no longer
-  // count).
+  // count), to the stdio flush at its exit.
   EXPECT_GT(events.size(), 40u) << "distinct libc functions hit";
   EXPECT_TRUE(events.contains("p_pthread_create_0"));
   EXPECT_TRUE(events.contains("p_malloc_0"));

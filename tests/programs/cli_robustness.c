@@ -12,6 +12,9 @@
 //                                   printing "ready", prints "sigint=COUNT"
 //   cli_robustness calls MS N       calls marker() for MS milliseconds, then
 //                                   says "calls: done" on stderr, exits N
+//   cli_robustness senders          prints "ready", then "SIGNAL from PID"
+//                                   for each SIGINT, SIGTERM and SIGHUP it
+//                                   receives, until a SIGUSR1: "done", exit 0
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <limits.h>
@@ -117,6 +120,32 @@ static int count_sigints(double ms) {
   return 0;
 }
 
+// Each signal taken with its sender, in the order they come: none is lost
+// to a handler, and a second one sent after the first was taken counts.
+static int name_senders(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  const int watched[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+  for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); ++i) sigaddset(&set, watched[i]);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  printf("ready\n");
+  fflush(stdout);
+  while (1) {
+    siginfo_t info;
+    const int sig = sigwaitinfo(&set, &info);
+    if (sig < 0) continue;
+    if (sig == SIGUSR1) break;
+    printf("%s from %d\n",
+           sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+                            : "SIGHUP",
+           (int)info.si_pid);
+    fflush(stdout);
+  }
+  printf("done\n");
+  return 0;
+}
+
 static int calls(double ms, int status) {
   const double end = now_ms() + ms;
   for (int i = 0; now_ms() < end; ++i) marker(i);
@@ -138,5 +167,6 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "scribble") == 0) return scribble(ms, status);
   if (strcmp(mode, "sigint") == 0) return count_sigints(ms);
   if (strcmp(mode, "calls") == 0) return calls(ms, status);
+  if (strcmp(mode, "senders") == 0) return name_senders();
   return 2;
 }

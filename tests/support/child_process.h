@@ -15,6 +15,7 @@
 #ifndef DPROBE_TESTS_SUPPORT_CHILD_PROCESS_H_
 #define DPROBE_TESTS_SUPPORT_CHILD_PROCESS_H_
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -25,6 +26,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -108,6 +110,32 @@ inline std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds lim
   return done == pid ? exit_status(wstatus) : -1;
 }
 
+// Whether a process of group `pgid` still runs. A zombie does not count:
+// an orphan waits for init to reap it, which some inits do only every
+// few seconds.
+inline bool group_alive(pid_t pgid) {
+  if (::kill(-pgid, 0) != 0 && errno != EPERM) return false;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return true;
+  bool alive = false;
+  while (const dirent* entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+    const std::string stat = read_file(std::string("/proc/") + entry->d_name + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    char state = 0;
+    long parent = 0;
+    long group = 0;
+    if (std::sscanf(stat.c_str() + paren + 1, " %c %ld %ld", &state, &parent, &group) == 3 &&
+        group == pgid && state != 'Z' && state != 'X') {
+      alive = true;
+      break;
+    }
+  }
+  ::closedir(proc);
+  return alive;
+}
+
 // How a program run to its end went, and what it wrote.
 struct CapturedRun {
   bool started = false;
@@ -135,10 +163,13 @@ inline std::ostream& operator<<(std::ostream& os, const CapturedRun& run) {
   return os;
 }
 
-// Runs `args` (spawn_redirected) to its end; past `limit` its process
-// group is killed and timed_out set. stdout goes to `stdout_path` when
-// given, else to a file of its own. The limit only ends a hang: no test
-// asserts on how long a run takes.
+// Runs `args` (spawn_redirected) to its end, and what it left in its
+// process group too: `dprobe run` becomes the program, and its collector,
+// beside it, may write the last of the trace just after the program died
+// of a signal (cli/process/launcher.h). Past `limit` the process group is
+// killed and timed_out set. stdout goes to `stdout_path` when given, else
+// to a file of its own. The limit only ends a hang: no test asserts on
+// how long a run takes.
 inline CapturedRun run_captured(const std::vector<std::string>& args,
                                 std::chrono::milliseconds limit,
                                 const std::string& stdout_path = {}, char* const* env = environ) {
@@ -154,12 +185,17 @@ inline CapturedRun run_captured(const std::vector<std::string>& args,
     return run;
   }
   run.started = true;
-  if (const std::optional<int> status = wait_for_exit(child.pid, limit)) {
-    run.status = *status;
-  } else {
+  const auto started = std::chrono::steady_clock::now();
+  const auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        limit - (std::chrono::steady_clock::now() - started));
+  };
+  const std::optional<int> status = wait_for_exit(child.pid, limit);
+  if (status) run.status = *status;
+  if (!status || !eventually([&] { return !group_alive(child.pid); }, left())) {
     run.timed_out = true;
     ::kill(-child.pid, SIGKILL);
-    ::waitpid(child.pid, nullptr, 0);
+    if (!status) ::waitpid(child.pid, nullptr, 0);
   }
   run.out = read_file(out_path);
   run.err = read_file(err_path);

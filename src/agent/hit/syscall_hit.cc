@@ -62,13 +62,17 @@ DPROBE_HIT_PATH void record_exit(const Filter& filter, Call& call, int64_t resul
   record_all(filter.exit_of(static_cast<uint32_t>(call.nr)), call, thread);
   record_all(filter.raw_exit, call, thread);
   thread.in_handler = false;
+  count_call(filter, call.nr, result, elapsed_ns);
+}
+
+DPROBE_HIT_PATH void count_call(const Filter& filter, int64_t nr, int64_t result,
+                                uint64_t elapsed_ns) {
   AgentState& state = agent_state();
-  if (filter.summary && state.memory && call.nr >= 0 && call.nr < kMaxNr) {
-    trace::SyscallStats& stats = state.memory->syscall_stats(static_cast<uint32_t>(call.nr));
-    stats.calls.fetch_add(1, std::memory_order_relaxed);
-    if (arch::raw_failed(result)) stats.errors.fetch_add(1, std::memory_order_relaxed);
-    stats.total_ns.fetch_add(elapsed_ns, std::memory_order_relaxed);
-  }
+  if (!filter.summary || !state.memory || nr < 0 || nr >= kMaxNr) return;
+  trace::SyscallStats& stats = state.memory->syscall_stats(static_cast<uint32_t>(nr));
+  stats.calls.fetch_add(1, std::memory_order_relaxed);
+  if (arch::raw_failed(result)) stats.errors.fetch_add(1, std::memory_order_relaxed);
+  stats.total_ns.fetch_add(elapsed_ns, std::memory_order_relaxed);
 }
 
 DPROBE_HIT_PATH long block_real_mask(const Call& call) {

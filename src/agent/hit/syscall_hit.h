@@ -115,6 +115,9 @@ void record_enter(const Filter& filter, const Call& call, ThreadTrace& thread);
 // Records the exit events, and the call in --summary's counts.
 void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elapsed_ns,
                  ThreadTrace& thread);
+// The call in --summary's counts (a call that never returns, exit and
+// exit_group, at its enter, as strace counts it).
+void count_call(const Filter& filter, int64_t nr, int64_t result, uint64_t elapsed_ns);
 
 // rt_sigprocmask made for real (from a rewritten site), the held signals
 // left out of what it blocks.

@@ -315,14 +315,16 @@ bool retire_exited_threads() noexcept {
 // thread the program joined just before may still be in the kernel's exit
 // (the join returns when the kernel clears its id, before it is reaped):
 // it counts as gone too.
-__attribute__((destructor)) void retire_before_exit() {
+void retire_threads_at_exit() noexcept {
   // Sandboxed, the exiting thread may not ask the kernel which threads live
   // (the agent's own thread, outside the filter unless it was synced to
   // every thread, passes now and then; the CLI reads every ring at the end).
-  if (g_sandboxed.load(std::memory_order_acquire)) return;
+  if (sandboxed()) return;
   const AgentWork work;
   retire_exited_threads(ExitedThreads::kReapedOrExiting);
 }
+
+bool sandboxed() noexcept { return g_sandboxed.load(std::memory_order_acquire); }
 
 namespace {
 // "/proc/self/task/TID/stat" into `path`. Plain loops: the agent calls no

@@ -123,6 +123,12 @@ void init_thread_traces();
 // were scarce (more than three in four taken, by live threads or not):
 // then the caller comes back sooner for the return instances.
 bool retire_exited_threads() noexcept;
+// The same at the program's exit (exit_hold.cc), threads in their exit
+// counted as gone; nothing when the program is sandboxed.
+void retire_threads_at_exit() noexcept;
+// Whether the program put itself in a seccomp sandbox (the agent then asks
+// the kernel as little as it can).
+bool sandboxed() noexcept;
 
 // Whether thread `tid` of this process has begun its exit in the kernel
 // (PF_EXITING in /proc/self/task/TID/stat): it runs no more code of the

@@ -81,6 +81,19 @@ std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t)
           static_cast<uint8_t>(word >> 16), static_cast<uint8_t>(word >> 24)};
 }
 
+std::vector<uint8_t> detour_jump(uint64_t target) {
+  constexpr uint32_t kLoadX16Ahead8 = 0x58000050;  // ldr x16, #8
+  constexpr uint32_t kBranchX16 = 0xd61f0200;      // br x16
+  std::vector<uint8_t> bytes;
+  for (const uint32_t word : {kLoadX16Ahead8, kBranchX16}) {
+    for (int shift = 0; shift < 32; shift += 8)
+      bytes.push_back(static_cast<uint8_t>(word >> shift));
+  }
+  for (int shift = 0; shift < 64; shift += 8)
+    bytes.push_back(static_cast<uint8_t>(target >> shift));
+  return bytes;
+}
+
 // ---- System call sites are not rewritten on arm64: Debian 12's arm64
 // kernel has no Syscall User Dispatch to find them by, and svc is not
 // relocated. Every plan is refused; without one nothing below is called.

@@ -75,4 +75,11 @@ std::vector<uint8_t> site_jump_bytes(uint64_t site, uint64_t trampoline, size_t 
   return bytes;
 }
 
+std::vector<uint8_t> detour_jump(uint64_t target) {
+  std::vector<uint8_t> bytes = {0xff, 0x25, 0, 0, 0, 0};  // jmp *0(%rip)
+  for (int shift = 0; shift < 64; shift += 8)
+    bytes.push_back(static_cast<uint8_t>(target >> shift));
+  return bytes;
+}
+
 }  // namespace dprobe::arch

@@ -1,17 +1,17 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `dprobe run [TRACE OPTIONS] -- CMD [ARGS]` (trace_options.h): starts CMD with
-// the agent preloaded, has every probe armed before CMD's main runs,
-// streams the hits as trace lines, and exits with CMD's exit status once
-// all output is written; a CMD killed by a signal has dprobe killed by the
-// same signal (no core file of dprobe's). SIGUSR2 to dprobe pauses every
+// `dprobe run [TRACE OPTIONS] -- CMD [ARGS]` (trace_options.h): the
+// process dprobe was started as becomes CMD, with the agent preloaded and
+// every probe armed before CMD's main runs; a collector beside it
+// (process/launcher.h) streams the hits as trace lines, and CMD's exit
+// waits until everything is written. CMD's exit status and signals are
+// its own: nothing is forwarded. SIGUSR2 to the collector pauses every
 // event, SIGUSR1 resumes them (as writing 0 or 1 to the kernel's
 // tracing_on).
 //
 // The output: if writing the trace fails (a full disk), dprobe stops
-// writing, lets CMD run to its end, says so, and exits 1 if CMD exited 0
-// (CMD's status otherwise). A reader that goes away (| head) just ends the
-// trace: CMD runs on, and its status is dprobe's.
+// writing, lets CMD run to its end and says so. A reader that goes away
+// (| head) just ends the trace: CMD runs on.
 #ifndef DPROBE_CLI_COMMAND_RUN_COMMAND_H_
 #define DPROBE_CLI_COMMAND_RUN_COMMAND_H_
 

@@ -6,18 +6,20 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
+#include "cli/process/pidfd.h"
 #include "cli/process/private_dir.h"
 #include "protocol/channel.h"
 
 namespace dprobe::cli {
 namespace {
+
+constexpr int kBacklog = 64;
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
@@ -57,11 +59,15 @@ Result<void> copy_bytes(int from, int to) {
   }
 }
 
+// Whether `pid` has ended, child or not (`run`'s program is the shell's
+// child, `attach`'s anybody's): its pidfd is readable once it has.
 bool exited(pid_t pid) {
-  // WNOWAIT: look without reaping; the caller collects the status later.
-  siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         info.si_pid == pid;
+  const int fd = open_pidfd(pid);
+  if (fd < 0) return errno == ESRCH;
+  pollfd ended{fd, POLLIN, 0};
+  const bool gone = ::poll(&ended, 1, 0) > 0;
+  ::close(fd);
+  return gone;
 }
 
 }  // namespace
@@ -109,7 +115,7 @@ Result<ControlServer> ControlServer::create() {
   if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
     return fail(errno_text("bind"));
   }
-  if (::listen(listener, 64) != 0) return fail(errno_text("listen"));
+  if (::listen(listener, kBacklog) != 0) return fail(errno_text("listen"));
   return server;
 }
 
@@ -150,6 +156,10 @@ std::optional<ControlServer::Connection> ControlServer::accept_any(std::chrono::
     return std::nullopt;
   }
   return Connection{conn, static_cast<pid_t>(peer->pid)};
+}
+
+void ControlServer::claim_from_here() const {
+  if (listener_ >= 0) (void)::listen(listener_, kBacklog);
 }
 
 void ControlServer::stop_accepting() {

@@ -29,6 +29,10 @@ class ControlServer {
   ~ControlServer();
 
   const std::string& socket_path() const { return socket_path_; }
+  // Listens again from the calling process: the agent reads the pid of the
+  // process that last listened as its dprobe's (SO_PEERCRED), which after
+  // `run`'s fork is the collector (cli/process/launcher.h).
+  void claim_from_here() const;
   // The private directory the socket is in (mode 0700).
   const std::string& directory() const { return dir_; }
 

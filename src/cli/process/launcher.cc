@@ -5,13 +5,18 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
+#include "cli/output/terminal_text.h"
+#include "cli/process/pidfd.h"
 #include "symbols/elf_file.h"
 
 extern char** environ;
@@ -19,22 +24,27 @@ extern char** environ;
 namespace dprobe::cli {
 namespace {
 
-// The child's environment: ours, with the agent first in LD_PRELOAD.
+// The program's environment: ours, with the agent first in LD_PRELOAD (in
+// its place, when there is one: once the agent takes itself out, the
+// program's environment is ours as it was, in order).
 std::vector<std::string> child_environment(const std::string& agent, const std::string& socket,
                                            bool follow) {
   std::vector<std::string> env;
-  std::string preload = "LD_PRELOAD=" + agent;
+  bool preloaded = false;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
     if (entry.starts_with("LD_PRELOAD=")) {
-      if (entry.size() > 11) preload += ":" + std::string(entry.substr(11));
+      if (preloaded) continue;
+      preloaded = true;
+      env.push_back("LD_PRELOAD=" + agent + (entry.size() > 11 ? ":" : "") +
+                    std::string(entry.substr(11)));
       continue;
     }
     if (entry.starts_with(std::string(kControlEnv) + "=")) continue;
     if (entry.starts_with(std::string(kFollowEnv) + "=")) continue;
     env.emplace_back(entry);
   }
-  env.push_back(preload);
+  if (!preloaded) env.push_back("LD_PRELOAD=" + agent);
   env.push_back(std::string(kControlEnv) + "=" + socket);
   if (follow) env.push_back(std::string(kFollowEnv) + "=1");
   return env;
@@ -78,35 +88,105 @@ Result<void> check_traceable(const std::string& path) {
   return {};
 }
 
-Result<pid_t> launch(const std::vector<std::string>& argv, const std::string& executable,
-                     const std::string& agent, const std::string& control_socket, bool follow) {
+namespace {
+
+// In the collector: what it must do before the program may start, then
+// "ready" on `ready` (closed either way).
+void get_ready(const std::function<void()>& first, int ready) {
+  first();
+  const char byte = 1;
+  (void)!::write(ready, &byte, 1);
+  ::close(ready);
+}
+
+// In the program's process: whether the collector said it is ready (EOF:
+// it died first).
+bool collector_ready(int ready) {
+  char byte = 0;
+  ssize_t got;
+  do {
+    got = ::read(ready, &byte, 1);
+  } while (got < 0 && errno == EINTR);
+  ::close(ready);
+  return got == 1;
+}
+
+}  // namespace
+
+Result<RunSplit> split_for_run(const std::function<void()>& in_collector_first) {
+  RunSplit split;
+  split.program = ::getpid();
+  // Taken before the collector exists: the program's pid cannot be
+  // another process's by the time the collector looks.
+  split.program_fd = open_pidfd(split.program);
+  if (split.program_fd < 0) return fail(std::string("pidfd_open: ") + std::strerror(errno));
+  // A close-on-exec pipe tells the collector whether the exec worked: it
+  // closes silently on success, and carries errno on failure. Another one
+  // tells the program when the collector is ready for it.
+  int report[2];
+  int ready[2];
+  if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(ready, O_CLOEXEC) != 0) {
+    ::close(split.program_fd);
+    return fail(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t middle = ::fork();
+  if (middle < 0) {
+    const int error = errno;
+    for (int fd : {split.program_fd, report[0], report[1], ready[0], ready[1]}) ::close(fd);
+    return fail(std::string("fork: ") + std::strerror(error));
+  }
+  if (middle == 0) {
+    const pid_t collector = ::fork();
+    if (collector != 0) ::_exit(collector < 0 ? 1 : 0);
+    ::close(report[1]);
+    ::close(ready[0]);
+    get_ready(in_collector_first, ready[1]);
+    split.collector = true;
+    split.exec_report = report[0];
+    return split;
+  }
+  int status = 0;
+  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(report[0]);
+  ::close(ready[1]);
+  ::close(split.program_fd);
+  split.program_fd = -1;
+  split.exec_report = report[1];
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !collector_ready(ready[0])) {
+    ::close(report[1]);
+    return fail("fork: the collector could not be started");
+  }
+  return split;
+}
+
+void exec_program(const RunSplit& split, const std::vector<std::string>& argv,
+                  const std::string& executable, const std::string& agent,
+                  const std::string& control_socket, bool follow) {
   std::vector<std::string> args = argv;
   std::vector<std::string> env = child_environment(agent, control_socket, follow);
   std::vector<char*> arg_ptrs = pointers(args);
   std::vector<char*> env_ptrs = pointers(env);
-  // A close-on-exec pipe tells the parent whether exec worked: it closes
-  // silently on success, and carries errno on failure.
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) return fail(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(report[0]);
-    if (g_sigpipe_changed) ::sigaction(SIGPIPE, &g_sigpipe_before, nullptr);
-    ::execve(executable.c_str(), arg_ptrs.data(), env_ptrs.data());
-    const int error = errno;
-    (void)!::write(report[1], &error, sizeof(error));
-    ::_exit(127);
-  }
-  ::close(report[1]);
+  if (g_sigpipe_changed) ::sigaction(SIGPIPE, &g_sigpipe_before, nullptr);
+  ::execve(executable.c_str(), arg_ptrs.data(), env_ptrs.data());
+  const int error = errno;
+  (void)!::write(split.exec_report, &error, sizeof(error));
+  const std::string message =
+      "dprobe: error: " + printable(executable + ": " + std::strerror(error)) + "\n";
+  (void)!::write(STDERR_FILENO, message.data(), message.size());
+  ::_exit(127);
+}
+
+bool program_started(RunSplit& split) {
   int error = 0;
   ssize_t got;
   do {
-    got = ::read(report[0], &error, sizeof(error));
+    got = ::read(split.exec_report, &error, sizeof(error));
   } while (got < 0 && errno == EINTR);
-  ::close(report[0]);
-  if (got == sizeof(error)) return fail(executable + ": " + std::strerror(error));
-  return pid;
+  ::close(split.exec_report);
+  split.exec_report = -1;
+  return got != sizeof(error);
 }
 
 // Where an installed tree keeps the agent, from the directory of dprobe

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -76,6 +77,7 @@ Session::Session(Session&& other) noexcept
       set_(other.set_),
       errors_(other.errors_),
       list_probes_(other.list_probes_),
+      exit_notice_(other.exit_notice_),
       pending_(std::move(other.pending_)) {
   // Moved only before go(): no serving thread holds the old one yet.
   other.socket_ = -1;
@@ -93,6 +95,8 @@ Result<Session, int> Session::open(ControlServer& server, pid_t pid, const lang:
   auto socket = server.accept_from(pid, kAgentStartTimeout);
   if (!socket) {
     errors << "dprobe: error: " << socket.error().message << "\n";
+    // `run`: a program whose agent never spoke must not run untraced.
+    if (options.kill_on_abort) ::kill(pid, SIGKILL);
     return unexpected(kExitFailure);
   }
   return open_connected(*socket, pid, set, executable, options, errors);
@@ -104,7 +108,10 @@ Result<Session, int> Session::open_connected(int socket, pid_t pid, const lang::
   Session session(executable);
   session.socket_ = socket;
   const int status = session.exchange(pid, set, options, errors);
-  if (status != 0) return unexpected(status);
+  if (status != 0) {
+    session.abort(status);
+    return unexpected(status);
+  }
   return session;
 }
 
@@ -126,7 +133,6 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
   auto plan = plan_probes(set, *objects_, *resolver_);
   if (!plan) {
     for (const lang::ProbeError& error : plan.error()) errors << render_error_safely(error);
-    abort();
     return kExitBadDefinition;
   }
   for (size_t i : options.report_pending ? plan->pending : std::vector<size_t>{}) {
@@ -197,7 +203,7 @@ std::vector<trace::ProbeSpec> syscall_events(const lang::DefinitionSet& set) {
 // another's value by its place.
 protocol::Probes probes_message(const lang::DefinitionSet& set,
                                 std::vector<protocol::ProbeRequest> requests,
-                                const SessionOptions& options) {
+                                const SessionOptions& options, pid_t pid) {
   const bool durations = uses_duration(set);
   return {
       .ring_data_bytes = static_cast<uint32_t>(options.ring_bytes),
@@ -214,6 +220,7 @@ protocol::Probes probes_message(const lang::DefinitionSet& set,
       .entry_times = options.entry_times || durations,
       .caller_places = options.caller_places,
       .holds_threads = static_cast<bool>(options.hold_threads),
+      .hold_exit = options.hold_exit_of != 0 && options.hold_exit_of == pid,
   };
 }
 
@@ -221,7 +228,8 @@ protocol::Probes probes_message(const lang::DefinitionSet& set,
 
 int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
                  const SessionOptions& options, std::ostream& errors) {
-  const protocol::Probes probes = probes_message(set, std::move(requests), options);
+  const protocol::Probes probes = probes_message(set, std::move(requests), options, pid_);
+  exit_notice_ = options.exit_notice;
   list_probes_ = options.list_probes;
   if (auto sent = send(protocol::MessageType::kProbes, encode(probes)); !sent) {
     errors << "dprobe: error: " << sent.error().message << "\n";
@@ -239,7 +247,6 @@ int Session::arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequ
   if (list_probes_) list_probes(*report);
   if (refusals.fatal()) {
     if (fd >= 0) ::close(fd);
-    abort();
     return kExitBadDefinition;
   }
   auto shm = trace::SharedMemory::map(fd);
@@ -293,11 +300,18 @@ Result<protocol::ArmReport> Session::receive_arm_report(const SessionOptions& op
   }
 }
 
-// The program must not run a single instruction of its own once its probes
-// were refused: it is killed first, then the agent is told.
-void Session::abort() {
-  if (pid_ > 0 && kill_on_abort_) ::kill(pid_, SIGKILL);
-  (void)send(protocol::MessageType::kAbort, {});
+// At `run` the program must not run a single instruction of its own once
+// the session failed: the agent, waiting for its probes or for Go, ends it
+// with `status` (what dprobe would have exited with); if it cannot be told,
+// the program is killed. Attached, the agent lets the program go on.
+void Session::abort(int status) {
+  if (!kill_on_abort_) {
+    (void)send(protocol::MessageType::kAbort, {});
+    return;
+  }
+  const std::vector<std::byte> payload =
+      protocol::encode_abort_status(static_cast<uint8_t>(status));
+  if (!send(protocol::MessageType::kAbort, payload) && pid_ > 0) ::kill(pid_, SIGKILL);
 }
 
 Result<void> Session::send(protocol::MessageType type, std::span<const std::byte> payload) {
@@ -306,6 +320,8 @@ Result<void> Session::send(protocol::MessageType type, std::span<const std::byte
 }
 
 Result<void> Session::resumed() { return send(protocol::MessageType::kResumed, {}); }
+
+Result<void> Session::let_exit() { return send(protocol::MessageType::kExitGo, {}); }
 
 Result<void> Session::go() {
   auto sent = send(protocol::MessageType::kGo, {});
@@ -339,6 +355,9 @@ void Session::serve() {
       held_until = std::chrono::steady_clock::now() + kLongestDetachHold;
     } else if (message->type == protocol::MessageType::kReleaseThreads) {
       held.reset();
+    } else if (message->type == protocol::MessageType::kExiting) {
+      exiting_ = true;
+      if (exit_notice_ >= 0) (void)::eventfd_write(exit_notice_, 1);
     } else if (message->type == protocol::MessageType::kDetached) {
       held.reset();
       std::lock_guard lock(detach_mutex_);

@@ -66,6 +66,11 @@ struct SessionOptions {
   // once the arm report is in. Neither given: the agent is told it cannot.
   std::function<bool(const std::vector<uint32_t>& running)> hold_threads;
   std::function<void()> release_threads;
+  // `run`: the process whose exit waits until the trace is written
+  // (protocol::Probes::hold_exit), and an eventfd its session adds 1 to
+  // when it begins to exit (Session::exiting); 0 and -1 for none.
+  pid_t hold_exit_of = 0;
+  int exit_notice = -1;
 };
 
 class Session {
@@ -86,6 +91,8 @@ class Session {
   bool going() const { return control_.joinable(); }
   // The agent's end closed: the process exited or exec'd, or let go.
   bool ended() const { return ended_.load(); }
+  // The process is exiting and waits for let_exit() (SessionOptions::hold_exit_of).
+  bool exiting() const { return exiting_.load(); }
   const trace::TraceMemory& memory() const { return *memory_; }
   const std::vector<trace::EventDesc>& events() const { return events_; }
   const trace::Symbolizer& symbolizer() const { return *symbolizer_; }
@@ -98,6 +105,8 @@ class Session {
   Result<void> go();
   // attach: the thread borrowed to load the agent runs the program again.
   Result<void> resumed();
+  // The process that waits at its exit goes on exiting.
+  Result<void> let_exit();
   // Asks the agent to disarm everything and waits for it to say so.
   Result<void> detach(std::chrono::milliseconds timeout);
 
@@ -107,7 +116,7 @@ class Session {
                std::ostream& errors);
   int arm(const lang::DefinitionSet& set, std::vector<protocol::ProbeRequest> requests,
           const SessionOptions& options, std::ostream& errors);
-  void abort();
+  void abort(int status);
   // The arm report, holding the program's threads meanwhile if the agent
   // asks; its trace memory's descriptor in `fd`.
   Result<protocol::ArmReport> receive_arm_report(const SessionOptions& options, int& fd);
@@ -146,6 +155,8 @@ class Session {
   std::condition_variable detached_cv_;
   bool detached_ = false;
   std::atomic<bool> ended_{false};
+  std::atomic<bool> exiting_{false};
+  int exit_notice_ = -1;
   mutable std::mutex pending_mutex_;  // the serving thread places them
   std::vector<size_t> pending_;
 };

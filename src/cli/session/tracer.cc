@@ -191,9 +191,16 @@ const lang::DefinitionSet& Tracer::set_for(const std::string& executable, pid_t 
 bool Tracer::all_ended() {
   std::lock_guard lock(mutex_);
   for (auto& traced : traced_) {
-    if (!traced->ended && !traced->session->ended()) return false;
+    if (!traced->ended && !traced->session->ended() && !traced->session->exiting()) return false;
   }
   return true;
+}
+
+void Tracer::let_exiting_go() {
+  std::lock_guard lock(mutex_);
+  for (auto& traced : traced_) {
+    if (!traced->ended && traced->session->exiting()) (void)traced->session->let_exit();
+  }
 }
 
 bool Tracer::detach_all(std::chrono::milliseconds timeout) {

@@ -78,8 +78,11 @@ class Tracer {
   // (after exec), and with `follow` any other.
   void start(pid_t root);
 
-  // With --follow: whether every followed process has ended.
+  // With --follow: whether every followed process has ended (or waits at
+  // its exit for the trace: SessionOptions::hold_exit_of).
   bool all_ended();
+  // The processes that wait at their exit go on exiting.
+  void let_exiting_go();
   // Asks every live session's agent to disarm, and waits for each: false
   // (each said on the error stream) when one did not confirm in time. Its
   // agent still disarms when the CLI's end of the channel closes.
