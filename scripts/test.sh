@@ -9,13 +9,15 @@
 # select, in one go.
 #
 #   scripts/test.sh           the default tier (docs/testing.md): what CI runs
-#   scripts/test.sh --full    also the soaks at full length and the arm64
+#   scripts/test.sh --full    also the soaks at full length, the arm64
 #                             guest's integration suites (DPROBE_FULL_TESTS=1)
+#                             and the fuzzer from a new seed (DPROBE_FUZZ_SEED=0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --full ]; then
   shift
   export DPROBE_FULL_TESTS=1
+  export DPROBE_FUZZ_SEED=0
 fi
 scripts/install-deps.sh
 scripts/build.sh

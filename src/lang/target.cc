@@ -50,6 +50,14 @@ Parsed<void> parse_symbol(std::string_view text, size_t target_column, core::Pro
       return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
     }
   }
+  // A ':' of its own (not half of a "::") names no symbol: "(a:f:1" would
+  // print back as the source place it reads like.
+  for (size_t colon = text.find(':'); colon != std::string_view::npos;
+       colon = text.find(':', colon + 2)) {
+    if (colon + 1 >= text.size() || text[colon + 1] != ':') {
+      return fault(ErrorCode::BAD_PROBE_ADDR, target_column);
+    }
+  }
   // Nor in %return: "f%return+4" or "f%return%return" would print back as
   // another probe.
   if (is_cxx_name(text) && text.ends_with("%return")) {
