@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "integration/dprobe_run.h"
@@ -74,14 +75,28 @@ TEST(AttachNamespace, AProcessOfItsOwnPidNamespaceDetachesCleanly) {
   EXPECT_THAT(read_file("/proc/" + std::to_string(pid) + "/status"),
               HasSubstr("NSpid:\t" + std::to_string(pid) + "\t1\n"))
       << "busy_loop is pid 1 of its namespace";
+  const std::string trace = dir.file("trace");
   const RunResult run =
       run_dprobe({"attach", "-p", std::to_string(pid), "-e", "p:g/busy busy_probe", "--duration",
-                  "0.3", "--profile", "-o", "/dev/null"});
+                  "0.3", "--profile", "-o", trace, "--buffer-size", "4k"});
   EXPECT_EQ(run.status, 0) << run;
   EXPECT_THAT(run.err, ::testing::Not(HasSubstr("did not confirm the detach")));
   const auto row = profile_row(parse_profile(run.err), "busy");
   ASSERT_TRUE(row) << run;
   EXPECT_GT(row->hits, 0u) << run;
+  // The lines name the threads by their host ids, as the kernel's trace
+  // does, not by the namespace's (1, 2, 3).
+  std::set<uint64_t> host_tids;
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    host_tids.insert(std::stoull(task.path().filename().string()));
+  }
+  const std::vector<TraceLine> lines = parse_trace(read_file(trace));
+  ASSERT_FALSE(lines.empty()) << run;
+  for (const TraceLine& line : lines) {
+    ASSERT_TRUE(host_tids.contains(line.tid)) << "tid " << line.tid << " is no thread's host id";
+  }
 }
 
 }  // namespace

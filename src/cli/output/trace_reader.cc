@@ -173,6 +173,16 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
     return;
   }
   if (header->type >= events_by_id_.size() || events_by_id_[header->type] == nullptr) return;
+  trace::RecordHeader host_header;
+  if (ids_ && ids_->translates()) {
+    host_header = *header;
+    host_header.pid = ids_->host_pid();
+    host_header.tid = ids_->host_tid(header->tid);
+    translated_.assign(reinterpret_cast<const char*>(record.data()), record.size());
+    std::memcpy(translated_.data(), &host_header, sizeof(host_header));
+    header = &host_header;
+    record = std::as_bytes(std::span(translated_));
+  }
   const trace::EventDesc& event = *events_by_id_[header->type];
   const uint64_t ns = time_in_order(slot, *header);
   // A record's chunks are made once: the event's format and the symbols go

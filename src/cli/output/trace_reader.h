@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/process/namespace_ids.h"
 #include "trace/event.h"
 #include "trace/formatter.h"
 #include "trace/hit/ring_buffer.h"
@@ -88,6 +89,10 @@ class TraceReader {
               const trace::Symbolizer* symbolizer, OutputFormat format, std::FILE* out,
               bool also_record = false);
 
+  // The process names its threads as its own PID namespace does: its
+  // records show the host's ids, as the kernel's trace does.
+  void use_host_ids(HostIds ids) { ids_.emplace(std::move(ids)); }
+
   // One pass over all rings; returns the records written.
   size_t poll();
   // The same, the lines going into `pass` (written by the caller), and with
@@ -146,6 +151,8 @@ class TraceReader {
   std::vector<bool> format_written_;  // kRecord: by event id
   std::string chunks_;                // the record's chunks, for each file that takes them
   std::string scratch_;
+  std::optional<HostIds> ids_;
+  std::string translated_;  // a record, its ids the host's
   OutputFormat format_;
   std::FILE* out_;
   std::vector<Slot> slots_;

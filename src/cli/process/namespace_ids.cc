@@ -35,4 +35,27 @@ std::set<pid_t> host_thread_ids(pid_t pid, std::span<const uint32_t> inner) {
   return host;
 }
 
+uint32_t HostIds::host_tid(uint32_t own_tid) {
+  if (own_tid == own_pid_) return host_pid();
+  auto known = host_of_.find(own_tid);
+  if (known == host_of_.end()) {
+    look_up_threads();
+    known = host_of_.find(own_tid);
+    if (known == host_of_.end()) known = host_of_.emplace(own_tid, own_tid).first;  // gone
+  }
+  return known->second;
+}
+
+void HostIds::look_up_threads() {
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(host_pid_) + "/task", ec)) {
+    const pid_t inner_id = innermost_id(status_field(task.path().string(), "NSpid"));
+    if (inner_id <= 0) continue;
+    // A reused id names the thread that has it now.
+    host_of_[static_cast<uint32_t>(inner_id)] =
+        static_cast<uint32_t>(std::stoul(task.path().filename().string()));
+  }
+}
+
 }  // namespace dprobe::cli

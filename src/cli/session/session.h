@@ -87,6 +87,8 @@ class Session {
   ~Session();
 
   pid_t pid() const { return pid_; }
+  // Its pid as its own PID namespace says it (the agent's getpid).
+  uint32_t own_pid() const { return hello_.pid; }
   // go() was called: the program runs.
   bool going() const { return control_.joinable(); }
   // The agent's end closed: the process exited or exec'd, or let go.

@@ -58,6 +58,7 @@ void Tracer::adopt(std::unique_ptr<Session> session, const lang::DefinitionSet& 
   traced->reader =
       std::make_unique<TraceReader>(session->memory(), session->events(), &session->symbolizer(),
                                     options_.format, options_.out, options_.records != nullptr);
+  traced->reader->use_host_ids(HostIds(session->pid(), session->own_pid()));
   std::lock_guard lock(mutex_);
   traced->events =
       std::make_unique<EventSwitch>(session->memory(), disabled_in(options_.disabled, set), set);

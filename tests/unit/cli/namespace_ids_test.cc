@@ -44,5 +44,20 @@ TEST(NamespaceIds, HostIdsOfThisProcesssThreads) {
   EXPECT_TRUE(host_thread_ids(::getpid(), {}).empty());
 }
 
+// A process of dprobe's own namespace needs no translation; one whose own
+// pid differs has it: its pid is the host's, a thread is found by its
+// innermost id, and an id no thread has stays as it is.
+TEST(HostIds, TranslatesOnlyWhereTheNamespaceDiffers) {
+  const auto self = static_cast<uint32_t>(::syscall(SYS_gettid));
+  const auto pid = static_cast<uint32_t>(::getpid());
+  EXPECT_FALSE(HostIds(::getpid(), pid).translates());
+  HostIds ids(::getpid(), 0x7ffffff1u);
+  EXPECT_TRUE(ids.translates());
+  EXPECT_EQ(ids.host_pid(), pid);
+  EXPECT_EQ(ids.host_tid(0x7ffffff1u), pid) << "its own pid is the process's";
+  EXPECT_EQ(ids.host_tid(self), self) << "innermost ids here are the host's";
+  EXPECT_EQ(ids.host_tid(0x7ffffff0u), 0x7ffffff0u) << "a thread gone keeps its id";
+}
+
 }  // namespace
 }  // namespace dprobe::cli
