@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "lang/definition.h"
 #include "lang/fetch_arg.h"
+#include "lang/hints.h"
 #include "lang/limits.h"
 #include "lang/naming.h"
 #include "lang/syscall_events.h"
@@ -299,7 +300,12 @@ Result<Definition, ProbeError> parse_definition(std::string_view line,
   Words words = join_words(line);
   if (words.text.empty()) return to_error({ErrorCode::BAD_PROBE_TYPE, 0}, words);
   if (words.text[0][0] == '-') return parse_removal(words);
-  return DefinitionParser(std::move(words), options).parse();
+  auto parsed = DefinitionParser(std::move(words), options).parse();
+  if (!parsed && parsed.error().detail.empty()) {
+    ProbeError& error = parsed.error();
+    error.detail = hint_for(error.code, error.command, error.column, options.isa);
+  }
+  return parsed;
 }
 
 }  // namespace dprobe::lang

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -34,6 +35,13 @@ std::string canonical_or_same(const std::string& path) {
   return ec ? path : canonical.string();
 }
 
+// Whether `name` is `stem` with a shared object's suffix: "libc.so.6",
+// "libssl.so.3" for "libc", "libssl".
+bool versioned_name_of(std::string_view name, std::string_view stem) {
+  return !stem.empty() && name.size() > stem.size() + 3 && name.starts_with(stem) &&
+         name.substr(stem.size()).starts_with(".so");
+}
+
 struct Loaded {
   ElfFile elf;
   std::string name;       // the DT_NEEDED name it was loaded for; empty for roots
@@ -56,6 +64,9 @@ class LoadOrder {
   Result<void, LookupError> add_executable(const std::string& path);
   const Loaded* find(std::string_view object);
   std::optional<Loaded> search(const std::string& name, int loader) const;
+  // The objects of the whole closure whose name is `stem` and a version:
+  // "libc" -> libc.so.6, as bpftrace takes a library's name.
+  std::vector<std::string> with_stem(std::string_view stem);
 
  private:
   std::vector<std::string> directories_for(int loader) const;
@@ -103,6 +114,19 @@ const Loaded* LoadOrder::find(std::string_view object) {
     }
   }
   return nullptr;
+}
+
+std::vector<std::string> LoadOrder::with_stem(std::string_view stem) {
+  (void)find("/");  // no object answers to it: the whole closure loads
+  std::vector<std::string> paths;
+  for (const Loaded& object : loaded_) {
+    const std::string soname(object.elf.soname());
+    if (versioned_name_of(soname, stem) &&
+        std::find(paths.begin(), paths.end(), object.path) == paths.end()) {
+      paths.push_back(object.path);
+    }
+  }
+  return paths;
 }
 
 std::optional<Loaded> LoadOrder::search(const std::string& name, int loader) const {
@@ -163,6 +187,29 @@ Result<std::string, LookupError> resolve_path(std::string_view object) {
   return path;
 }
 
+// The files of the search path named `stem` with a version ("libc" ->
+// .../libc.so.6), one per soname, of this host's ISA and class.
+std::vector<std::string> versioned_in(const SearchPaths& paths, std::string_view stem) {
+  std::vector<std::string> found;
+  std::vector<std::string> sonames;
+  std::vector<std::string> dirs = paths.library_path;
+  dirs.insert(dirs.end(), paths.system_dirs.begin(), paths.system_dirs.end());
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string file = entry.path().filename().string();
+      if (!versioned_name_of(file, stem) || file.size() == stem.size() + 3) continue;
+      auto elf = ElfFile::open(entry.path().string());
+      if (!elf || elf->machine() != kHostMachine || !elf->is_64bit()) continue;
+      const std::string soname(elf->soname().empty() ? file : elf->soname());
+      if (std::find(sonames.begin(), sonames.end(), soname) != sonames.end()) continue;
+      sonames.push_back(soname);
+      found.push_back(entry.path().string());
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 ObjectResolver::ObjectResolver(std::string executable)
@@ -184,6 +231,13 @@ Result<std::string, LookupError> ObjectResolver::resolve(std::string_view object
   }
   // Not in the closure: a library the program may dlopen later.
   if (auto found = order.search(name, executable_index)) return found->path;
+  // A library by its name alone ("libc"): the program's one of it, or
+  // the search path's only versioned file of it.
+  if (name.find(".so") == std::string::npos) {
+    const std::vector<std::string> matches =
+        executable_.empty() ? versioned_in(paths_, name) : order.with_stem(name);
+    if (matches.size() == 1) return matches.front();
+  }
   const std::string where =
       executable_.empty() ? "the library search path" : executable_ + "'s libraries or search path";
   return error(Kind::kObjectNotFound, "'" + name + "' is not in " + where);

@@ -42,8 +42,8 @@ Subcommand add_attach_command(CLI::App& app) {
       app.add_subcommand("attach", "Attach to a running process, arm probes, print the trace");
   command->add_option("-p,--pid", line->options.pid, "The process to attach to")->required();
   command->add_option("--duration", line->duration,
-                      "Detach after this many seconds, e.g. 0.5, 10 (default: Ctrl-C or the "
-                      "process's exit)");
+                      "Detach after this long: seconds (0.5, 10) or with a unit (500ms, 2m) "
+                      "(default: Ctrl-C or the process's exit)");
   add_trace_options(command, line->flags);
   return {command, [line] { return attach_parsed(*line); }};
 }

@@ -19,6 +19,26 @@
 #include "cli/process/launcher.h"
 #include "dprobe_revision.h"  // DPROBE_GIT_REVISION, generated at build time
 
+namespace {
+
+// What a strace or perf habit meant, when the options refused it: `run -p
+// PID` (strace -p) is `attach -p PID`; `run -c CMD` (perf record -c is
+// not that, but bpftrace's -c is) is `run -- CMD`.
+std::string habit_hint(int argc, char** argv) {
+  if (argc < 3 || std::string(argv[1]) != "run") return {};
+  for (int i = 2; i < argc && std::string(argv[i]) != "--"; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-p" || arg.starts_with("--pid")) {
+      return "  run starts a command; to trace a running process: dprobe attach -p PID\n";
+    }
+    if (arg == "-c")
+      return "  the command to run comes after --: dprobe run [OPTIONS] -- CMD ARGS\n";
+  }
+  return {};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"dprobe: kprobe-style dynamic probes for user-space programs"};
   app.require_subcommand(1);
@@ -36,8 +56,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
     // CLI11's messages quote what was typed: shown, never acted on.
-    std::cerr << "dprobe: error: " << dprobe::cli::printable(error.what())
-              << "\nRun with --help for more information.\n";
+    std::cerr << "dprobe: error: " << dprobe::cli::printable(error.what()) << "\n"
+              << habit_hint(argc, argv) << "Run with --help for more information.\n";
     return 2;
   }
   // A reader of the trace that goes away must not kill dprobe (and orphan

@@ -59,7 +59,8 @@ Subcommand add_record_command(CLI::App& app) {
       "record", "Run a command (or attach with -p PID) and write the trace to a file");
   add_trace_options(command, line->flags);
   command->add_option("-p,--pid", line->pid, "Attach to this process instead of running one");
-  command->add_option("--duration", line->duration, "With -p: detach after this many seconds");
+  command->add_option("--duration", line->duration,
+                      "With -p: detach after this long (0.5, 10, 500ms, 2m)");
   command->add_option("command", line->command, "The command to trace, after --");
   return {command, [line] { return record_parsed(*line); }};
 }

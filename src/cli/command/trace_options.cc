@@ -122,7 +122,7 @@ int check_duration(const std::string& duration, double& seconds, std::ostream& e
   const auto parsed = parse_seconds(duration);
   if (!parsed) {
     errors << "dprobe: error: bad --duration: " << printable(duration)
-           << " (a number of seconds above 0, e.g. 0.5 or 10)\n";
+           << " (a time above 0: seconds, e.g. 0.5 or 10, or with a unit: 500ms, 2s, 5m, 1h)\n";
     return 2;
   }
   seconds = *parsed;

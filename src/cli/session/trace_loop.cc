@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
 namespace dprobe::cli {
 namespace {
@@ -82,13 +84,24 @@ std::optional<uint32_t> parse_max_threads(const std::string& text) {
 }
 
 std::optional<double> parse_seconds(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) {
+  // A unit as bpftrace and timeout(1) write them: 500ms, 2s, 5m, 1h.
+  std::string number = text;
+  double unit = 1;
+  for (const auto& [suffix, scale] :
+       {std::pair<std::string_view, double>{"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}}) {
+    if (number.size() > suffix.size() && number.ends_with(suffix)) {
+      number.resize(number.size() - suffix.size());
+      unit = scale;
+      break;
+    }
+  }
+  if (number.empty() || number.find_first_not_of("0123456789.") != std::string::npos) {
     return std::nullopt;  // no sign, exponent, "nan" or "inf": plain seconds
   }
   char* end = nullptr;
   errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(value) || value <= 0 ||
+  const double value = std::strtod(number.c_str(), &end) * unit;
+  if (errno != 0 || end != number.c_str() + number.size() || !std::isfinite(value) || value <= 0 ||
       value > kMaxSeconds) {
     return std::nullopt;
   }

@@ -65,8 +65,9 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t max);
 inline constexpr uint64_t kMaxThreadsLimit = 32768;
 std::optional<uint32_t> parse_max_threads(const std::string& text);
 
-// --duration: a finite number of seconds above 0 ("0.5", "10"), at most a
-// year; never negative, nan or inf.
+// --duration: a finite number of seconds above 0 ("0.5", "10"), or with a
+// unit ("500ms", "2s", "5m", "1h"), at most a year; never negative, nan or
+// inf.
 inline constexpr double kMaxSeconds = 365.0 * 24 * 3600;
 std::optional<double> parse_seconds(const std::string& text);
 

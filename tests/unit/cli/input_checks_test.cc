@@ -41,8 +41,13 @@ TEST(NumberOptions, MaxThreads) {
 TEST(NumberOptions, Seconds) {
   EXPECT_EQ(parse_seconds("10"), 10.0);
   EXPECT_EQ(parse_seconds("0.5"), 0.5);
-  for (const char* bad : {"", "0", "0.0", "-1", "nan", "NAN", "inf", "-inf", "1e999", "1e3", "1..2",
-                          ".", "99999999999"}) {
+  EXPECT_EQ(parse_seconds("500ms"), 0.5);
+  EXPECT_EQ(parse_seconds("2s"), 2.0);
+  EXPECT_EQ(parse_seconds("1.5m"), 90.0);
+  EXPECT_EQ(parse_seconds("1h"), 3600.0);
+  for (const char* bad :
+       {"",     "0", "0.0",         "-1", "nan", "NAN", "inf", "-inf", "1e999", "1e3",
+        "1..2", ".", "99999999999", "s",  "ms",  "2x",  "2 s", "0s",   "9000h", "2sm"}) {
     EXPECT_FALSE(parse_seconds(bad)) << bad;
   }
 }

@@ -42,6 +42,20 @@ TEST_F(ResolverTest, FindsNeededLibraryBySonameThroughOriginRunpath) {
   EXPECT_EQ(*lib, fx.root + "/lib/libfix.so.1");  // the name ld.so opens, not the target
 }
 
+// A library by its name alone, as bpftrace takes it: the program's one of
+// that name with a version; nothing when there is none.
+TEST_F(ResolverTest, FindsNeededLibraryByItsNameWithoutVersion) {
+  const ObjectResolver resolver(fx.app, hermetic_paths());
+  EXPECT_TRUE(same_file(resolver.resolve("libfix"), fx.lib));
+  EXPECT_FALSE(resolver.resolve("libfi").has_value()) << "a name, not a prefix";
+}
+
+// Without a program, the search path's only versioned file of the name.
+TEST(ResolverShortNames, TheSearchPathsLibcByItsName) {
+  const ObjectResolver resolver("");
+  EXPECT_TRUE(same_file(resolver.resolve("libc"), host_libc()));
+}
+
 TEST_F(ResolverTest, FindsNeededLibraryByRealBasename) {
   const ObjectResolver resolver(fx.app, hermetic_paths());
   EXPECT_TRUE(same_file(resolver.resolve("libfix.so.1.0"), fx.lib));

@@ -1,0 +1,45 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The kernel's error, then what a user of another tool meant
+// (lang/hints.h): a register by its full x86_64 name, a type by its C name.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lang/definition.h"
+
+namespace dprobe::lang {
+namespace {
+
+// The error's detail line for `line` parsed for `isa`.
+std::string hint(const std::string& line, arch::Isa isa = arch::Isa::kX86_64) {
+  auto parsed = parse_definition(line, ParseOptions{isa});
+  EXPECT_FALSE(parsed.has_value()) << line;
+  return parsed ? std::string() : parsed.error().detail;
+}
+
+TEST(Hints, RegistersByTheirFullNames) {
+  EXPECT_EQ(hint("p:g/e f a=%rdi"), "the kernel's name for %rdi is %di");
+  EXPECT_EQ(hint("p:g/e f a=%rip"), "the kernel's name for %rip is %ip");
+  EXPECT_EQ(hint("p:g/e f a=%esi"),
+            "the kernel's name for %esi is %si with a 32-bit type: %si:u32 or :s32");
+  EXPECT_EQ(hint("p:g/e f a=%xyz"), "") << "no guess for a name that is no register";
+  EXPECT_EQ(hint("p:g/e f a=%rdi", arch::Isa::kArm64), "") << "x86_64's names only";
+}
+
+TEST(Hints, TypesByTheirCNames) {
+  EXPECT_EQ(hint("p:g/e f a=%di:int"), "did you mean :s32?");
+  EXPECT_EQ(hint("p:g/e f a=+0(%di):str"), "did you mean :string?");
+  EXPECT_EQ(hint("p:g/e f a=%di:ptr"), "did you mean :x64?");
+  EXPECT_EQ(hint("p:g/e f a=%di:quux"), "");
+}
+
+TEST(Hints, TheKernelsErrorStaysAsItIs) {
+  auto parsed = parse_definition("p:g/e f a=%rdi", ParseOptions{arch::Isa::kX86_64});
+  ASSERT_FALSE(parsed.has_value());
+  EXPECT_EQ(parsed.error().code, ErrorCode::BAD_REG_NAME);
+  EXPECT_EQ(parsed.error().column, 10u);
+}
+
+}  // namespace
+}  // namespace dprobe::lang
