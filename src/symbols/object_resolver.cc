@@ -67,6 +67,11 @@ class LoadOrder {
   // The objects of the whole closure whose name is `stem` and a version:
   // "libc" -> libc.so.6, as bpftrace takes a library's name.
   std::vector<std::string> with_stem(std::string_view stem);
+  // Every object of the whole closure, the executable first.
+  const std::vector<Loaded>& all() {
+    (void)find("/");
+    return loaded_;
+  }
 
  private:
   std::vector<std::string> directories_for(int loader) const;
@@ -217,6 +222,20 @@ ObjectResolver::ObjectResolver(std::string executable)
 
 ObjectResolver::ObjectResolver(std::string executable, SearchPaths paths)
     : executable_(std::move(executable)), paths_(std::move(paths)) {}
+
+std::vector<std::pair<std::string, std::string>> ObjectResolver::libraries() const {
+  std::vector<std::pair<std::string, std::string>> libraries;
+  if (executable_.empty()) return libraries;
+  LoadOrder order(paths_);
+  if (!order.add_executable(executable_)) return libraries;
+  const std::vector<Loaded>& all = order.all();
+  for (size_t i = 1; i < all.size(); ++i) {
+    const std::string soname(all[i].elf.soname());
+    libraries.emplace_back(soname.empty() ? std::string(basename_of(all[i].path)) : soname,
+                           all[i].path);
+  }
+  return libraries;
+}
 
 Result<std::string, LookupError> ObjectResolver::resolve(std::string_view object) const {
   if (object.empty()) return error(Kind::kObjectNotFound, "empty object name");

@@ -12,6 +12,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/result.h"
 #include "symbols/lookup_error.h"
@@ -31,6 +33,10 @@ class ObjectResolver {
   // (a library loaded later by dlopen) a file of that name in the
   // executable's search directories.
   Result<std::string, LookupError> resolve(std::string_view object) const;
+
+  // The soname and path of each library of the executable's DT_NEEDED
+  // closure, in load order (the loader's own included); empty without one.
+  std::vector<std::pair<std::string, std::string>> libraries() const;
 
   const std::string& executable() const { return executable_; }
   const SearchPaths& search_paths() const { return paths_; }

@@ -267,6 +267,30 @@ TEST(RunRefuses, UnknownSymbol) {
   expect_refused(run, "no_such_function", "args: started");
 }
 
+// A function of the program's C library named as the program's: the
+// kernel's error, then where the function is.
+TEST(RunRefuses, ALibrarysFunctionNamedAsTheProgramsSaysWhereItIs) {
+  const RunResult run = run_traced({"p:bad/m malloc"}, {args_program()});
+  EXPECT_EQ(run.status, 2) << run;
+  EXPECT_THAT(run.err, HasSubstr("(NO_SYMBOL)")) << run;
+  EXPECT_THAT(run.err, HasSubstr("malloc is in libc.so.6: write libc.so.6:malloc")) << run;
+}
+
+// strace's habit: run -p PID is attach's.
+TEST(RunRefuses, APidPointsToAttach) {
+  const RunResult run = run_dprobe({"run", "-p", "1"});
+  EXPECT_EQ(run.status, 2) << run;
+  EXPECT_THAT(run.err, HasSubstr("to trace a running process: dprobe attach -p PID")) << run;
+}
+
+// bpftrace's habit: the C library by its name alone.
+TEST(RunOutput, ALibraryByItsNameAlone) {
+  const RunResult run = run_traced({"p:lib/m libc:malloc"}, {args_program()}, {"--profile"});
+  EXPECT_EQ(run.status, 0) << run;
+  const auto row = profile_row(parse_profile(run.err), "m");
+  ASSERT_TRUE(row) << run;
+}
+
 TEST(RunRefuses, UnknownSymbolInALibrary) {
   const RunResult run = run_traced({"p:bad/x libc.so.6:no_such_function"}, {args_program()});
   EXPECT_EQ(run.status, 2) << run;

@@ -127,9 +127,27 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_
       def.source = lang::SourcePlace{.function = target.symbol, .file = {}, .line = -1};
       return resolve_source(std::move(def));
     }
-    return lookup_error(symbol.error(), def);
+    auto failure = lookup_error(symbol.error(), def);
+    // `p malloc` on a program whose malloc is its C library's.
+    if (target.object.empty() && symbol.error().kind == LookupError::Kind::kSymbolNotFound) {
+      if (const std::string library = library_defining(target.symbol); !library.empty()) {
+        failure.error.notes.push_back(target.symbol + " is in " + library + ": write " + library +
+                                      ":" + target.symbol);
+      }
+    }
+    return failure;
   }
   return std::vector{std::move(def)};
+}
+
+std::string TargetResolver::library_defining(const std::string& symbol) {
+  for (const auto& [name, path] : objects_.libraries()) {
+    auto library = load(path);
+    if (library && symbols::resolve_symbol((*library)->elf, (*library)->table, symbol, 0)) {
+      return name;
+    }
+  }
+  return {};
 }
 
 const symbols::DebugInfo* TargetResolver::debug_info(const LoadedObject& object) {

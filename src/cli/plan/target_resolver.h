@@ -55,6 +55,9 @@ class TargetResolver {
   Result<std::vector<lang::Definition>, lang::ProbeError> resolve_source(lang::Definition def);
   Result<void, lang::ProbeError> resolve_variables_of(lang::Definition& def);
   static const symbols::DebugInfo* debug_info(const LoadedObject& object);
+  // The soname of the first library of the executable's closure that
+  // defines `symbol`, "" if none does.
+  std::string library_defining(const std::string& symbol);
   Result<std::vector<lang::Definition>, lang::ProbeError> expand_wildcard(
       lang::Definition def, const LoadedObject& object);
   Result<void, lang::ProbeError> check_address(const lang::Definition& def);
