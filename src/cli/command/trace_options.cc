@@ -45,8 +45,8 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
                           std::to_string(kMaxThreadsLimit) + ")");
   command
       ->add_option("--disable", flags.disabled,
-                   "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe pauses every "
-                   "event, SIGUSR1 resumes")
+                   "Start with [GRP/]EVENT disabled (repeatable); SIGUSR2 to dprobe (run: its "
+                   "collector, pkill -USR2 -x dprobe) pauses every event, SIGUSR1 resumes")
       ->allow_extra_args(false);
   command->add_flag("!--no-optimize", flags.optimize,
                     "Arm every probe as a breakpoint; by default a probe is replaced by a jump "
@@ -66,7 +66,8 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
       ->add_option("--trigger", flags.sources.analysis.triggers,
                    "Aggregate GRP/EVENT's hits in the agent, the kernel's hist trigger: "
                    "'GRP/EVENT:hist:keys=size.log2:sort=hitcount.descending'; printed at the end "
-                   "on stderr, in the kernel's hist layout (repeatable)")
+                   "where the trace goes (on stderr beside a binary trace file), in the kernel's "
+                   "hist layout (repeatable)")
       ->allow_extra_args(false);
   command
       ->add_option("--stacktrace", flags.sources.analysis.stacktraces,
