@@ -141,7 +141,9 @@ class JsonLine : LineWriter {
       case TypeClass::kSigned:
         return append_signed(out_, sign_extend(*raw, type.size));
       case TypeClass::kHex:
-        return hex_string(*raw);
+        // A number, as jq and every JSON reader take one; the text trace
+        // keeps the kernel's 0x... for the x types.
+        return append_decimal(out_, *raw);
       case TypeClass::kChar: {
         const char c = static_cast<char>(*raw);
         return append_json_string(out_, {&c, 1});

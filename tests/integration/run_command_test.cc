@@ -101,7 +101,7 @@ TEST(RunOutput, JsonLines) {
     EXPECT_THAT(line, HasSubstr("\"group\":\"json\",\"event\":\"rec\"")) << line;
     EXPECT_THAT(line, HasSubstr("\"sym\":\"take_rec+0x0/0x")) << line;
     EXPECT_THAT(line, HasSubstr("\"args\":{\"u8\":200,\"s8\":-5,\"ch\":\"Q\",\"arr\":[1,2],"
-                                "\"str\":\"hello world\",\"x\":\"0xee6b2800\"}}"))
+                                "\"str\":\"hello world\",\"x\":4000000000}}"))
         << line;
     EXPECT_TRUE(line.ends_with("}")) << line;
   }
