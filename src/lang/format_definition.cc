@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "lang/quoted_name.h"
+
 namespace dprobe::lang {
 namespace {
 
@@ -23,7 +25,8 @@ std::string object_prefix(const core::ProbeTarget& target) {
 std::string format_target(const core::ProbeTarget& target) {
   switch (target.kind) {
     case core::TargetKind::kSymbol: {
-      std::string out = object_prefix(target) + target.symbol;
+      std::string out = object_prefix(target) +
+                        (needs_quotes(target.symbol) ? "'" + target.symbol + "'" : target.symbol);
       if (target.offset > 0) out += "+" + std::to_string(target.offset);
       if (target.offset < 0) out += std::to_string(target.offset);
       return out;

@@ -4,7 +4,10 @@
 // every error column refers to those words joined by single spaces: the
 // command the error report shows. A C++ name target keeps its spaces
 // ("ns::f(int, double)"): the words up to its closing bracket are one.
+#include <cctype>
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "base/cxx_names.h"
@@ -14,6 +17,7 @@
 #include "lang/hints.h"
 #include "lang/limits.h"
 #include "lang/naming.h"
+#include "lang/quoted_name.h"
 #include "lang/syscall_events.h"
 #include "lang/target.h"
 
@@ -21,32 +25,80 @@ namespace dprobe::lang {
 namespace {
 
 struct Words {
-  std::vector<std::string_view> text;
+  std::vector<std::string_view> text;  // into the line, or into *quoted
   std::vector<size_t> column;
   std::string command;
+  // A target written in quotes, without them (where its view points: on
+  // the heap, so that moving the words keeps it in place).
+  std::unique_ptr<std::string> quoted;
 };
 
+// A probe's target's name in single quotes, as bpftrace takes a C++ name
+// with spaces ('ns::C::f(int) const', or OBJ:'...'): one word, without the
+// quotes. The words are joined in place in `owned` (the quotes go).
+std::vector<Word> join_quoted_target(std::string_view line, std::vector<Word> split,
+                                     std::string& owned) {
+  if (split.size() < 2) return split;
+  const std::string_view target = split[1].text;
+  const size_t quote = target.find('\'');
+  if (quote == std::string_view::npos || (quote != 0 && target[quote - 1] != ':')) return split;
+  const size_t open = split[1].position + quote;
+  const size_t close = line.find('\'', open + 1);
+  // A name that can be nothing else, the quote ending a word: anything
+  // else stays as written (and is refused as the kernel would).
+  if (close == std::string_view::npos ||
+      (close + 1 < line.size() && std::isspace(static_cast<unsigned char>(line[close + 1])) == 0) ||
+      !quotable_name(line.substr(open + 1, close - open - 1))) {
+    return split;
+  }
+  size_t last = 1;
+  while (last + 1 < split.size() && split[last + 1].position < close) ++last;
+  owned =
+      std::string(target.substr(0, quote)) + std::string(line.substr(open + 1, close - open - 1));
+  split[1] = {owned, split[1].position};
+  split.erase(split.begin() + 2, split.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  return split;
+}
+
+// What may follow a method's parameter list in its name: "f() const".
+bool is_cxx_qualifier(std::string_view word) {
+  return word == "const" || word == "volatile" || word == "&" || word == "&&" || word == "noexcept";
+}
+
 // Joins the words of a probe's target while its C++ parameter or template
-// argument list is open.
+// argument list is open, and the qualifiers after it.
 std::vector<Word> join_cxx_target(std::string_view line, std::vector<Word> split) {
   if (split.size() < 3 || (split[0].text[0] != 'p' && split[0].text[0] != 'r')) return split;
   const Word target = split[1];
-  if (!is_cxx_name(target.text) || cxx_open_brackets(target.text) <= 0) return split;
-  for (size_t last = 2; last < split.size(); ++last) {
-    const Word& end = split[last];
-    const std::string_view joined =
-        line.substr(target.position, end.position + end.text.size() - target.position);
-    if (cxx_open_brackets(joined) > 0) continue;
-    split[1] = {joined, target.position};
-    split.erase(split.begin() + 2, split.begin() + static_cast<std::ptrdiff_t>(last) + 1);
-    break;
+  if (!is_cxx_name(target.text)) return split;
+  size_t last = 1;
+  if (cxx_open_brackets(target.text) > 0) {
+    for (size_t end = 2; end < split.size(); ++end) {
+      const std::string_view joined = line.substr(
+          target.position, split[end].position + split[end].text.size() - target.position);
+      if (cxx_open_brackets(joined) > 0) continue;
+      last = end;
+      break;
+    }
+    if (last == 1) return split;
   }
+  if (target.text.find('(') != std::string_view::npos || last > 1) {
+    while (last + 1 < split.size() && is_cxx_qualifier(split[last + 1].text)) ++last;
+  }
+  if (last == 1) return split;
+  const Word& end = split[last];
+  split[1] = {line.substr(target.position, end.position + end.text.size() - target.position),
+              target.position};
+  split.erase(split.begin() + 2, split.begin() + static_cast<std::ptrdiff_t>(last) + 1);
   return split;
 }
 
 Words join_words(std::string_view line) {
   Words words;
-  for (const Word& word : join_cxx_target(line, split_words(line))) {
+  words.quoted = std::make_unique<std::string>();
+  std::vector<Word> split = join_quoted_target(line, split_words(line), *words.quoted);
+  if (words.quoted->empty()) split = join_cxx_target(line, std::move(split));
+  for (const Word& word : split) {
     if (!words.command.empty()) words.command.push_back(' ');
     words.column.push_back(words.command.size());
     words.text.push_back(word.text);
