@@ -32,7 +32,6 @@ using analysis::parse_hists;
 using analysis::take_probe;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using namespace std::chrono_literals;
 
 constexpr int kThreads = 4;
 
@@ -41,7 +40,7 @@ struct Waiting {
   explicit Waiting(const TempDir& dir)
       : process({analysis_path("O2"), std::to_string(kThreads), "wait"}, dir.file("analysis.out"),
                 dir.file("analysis.err")) {
-    ready = process.started() && process.wait_for_output("analysis: ready", 20s);
+    ready = process.started() && process.wait_for_output("analysis: ready", patience(2));
   }
   std::string diagnostics() const { return process.out() + process.err(); }
 
@@ -67,7 +66,7 @@ bool armed(const LiveProcess& attach) {
         return err.find("take+0x0/") != std::string::npos &&
                err.find("nap+0x0/") != std::string::npos;
       },
-      20s);
+      patience(2));
 }
 
 // Whether the process has a handler for `sig` (SigCgt of /proc/PID/status):
@@ -97,12 +96,14 @@ TEST(AnalysisAttach, TriggerPrintsTheHistAtDetach) {
   ASSERT_TRUE(attach.started());
   ASSERT_TRUE(armed(attach)) << attach.err();
   program.process.signal(SIGUSR1);
-  ASSERT_TRUE(program.process.wait_for_output("analysis: worked", 20s)) << program.diagnostics();
+  ASSERT_TRUE(program.process.wait_for_output("analysis: worked", patience(2)))
+      << program.diagnostics();
   // Nothing is printed before the end.
   EXPECT_THAT(attach.out(), Not(HasSubstr("# events/a/take/hist"))) << attach.out();
-  ASSERT_TRUE(eventually([&] { return catches(attach.pid(), SIGINT); }, 20s)) << attach.err();
+  ASSERT_TRUE(eventually([&] { return catches(attach.pid(), SIGINT); }, patience(2)))
+      << attach.err();
   attach.signal(SIGINT);
-  ASSERT_EQ(attach.wait(60s), 0) << attach.err();
+  ASSERT_EQ(attach.wait(patience(6)), 0) << attach.err();
 
   const std::vector<Hist> hists = parse_hists(attach.out());
   ASSERT_EQ(hists.size(), 1u) << attach.out() << attach.err();
@@ -115,7 +116,7 @@ TEST(AnalysisAttach, TriggerPrintsTheHistAtDetach) {
 
   // Detached: the program naps and ends as it would have, untraced.
   program.process.signal(SIGUSR1);
-  EXPECT_EQ(program.process.wait(20s), 0) << program.diagnostics();
+  EXPECT_EQ(program.process.wait(patience(2)), 0) << program.diagnostics();
   EXPECT_THAT(program.process.out(), HasSubstr("analysis: ok\n"));
   EXPECT_TRUE(parse_trace(attach.out()).empty()) << "nap traced after the detach: " << attach.out();
 }
@@ -137,11 +138,12 @@ TEST(AnalysisAttach, CommonPidFilterNamesTheThread) {
   ASSERT_TRUE(attach.started());
   ASSERT_TRUE(armed(attach)) << attach.err();
   program.process.signal(SIGUSR1);
-  ASSERT_TRUE(program.process.wait_for_output("analysis: worked", 20s)) << program.diagnostics();
+  ASSERT_TRUE(program.process.wait_for_output("analysis: worked", patience(2)))
+      << program.diagnostics();
   program.process.signal(SIGUSR1);
-  EXPECT_EQ(program.process.wait(20s), 0) << program.diagnostics();
+  EXPECT_EQ(program.process.wait(patience(2)), 0) << program.diagnostics();
   // The process ended: dprobe ends too.
-  ASSERT_EQ(attach.wait(60s), 0) << attach.err();
+  ASSERT_EQ(attach.wait(patience(6)), 0) << attach.err();
 
   const std::vector<TraceLine> lines = parse_trace(attach.out());
   const std::vector<TraceLine> naps = lines_of(lines, "nap");

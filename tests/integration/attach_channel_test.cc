@@ -18,8 +18,6 @@
 namespace dprobe::integration {
 namespace {
 
-using namespace std::chrono_literals;
-
 TEST(AttachChannel, EveryDetachIsConfirmedWhileTheLoaderAsksForProbes) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
@@ -28,7 +26,7 @@ TEST(AttachChannel, EveryDetachIsConfirmedWhileTheLoaderAsksForProbes) {
                    dir.file("host.err"));
   ASSERT_TRUE(host.started());
   const std::string pid = std::to_string(host.pid());
-  ASSERT_TRUE(eventually_mapped(host.pid(), "libdprobe_test_plugin", 10s)) << host.err();
+  ASSERT_TRUE(eventually_mapped(host.pid(), "libdprobe_test_plugin", patience())) << host.err();
   const std::string probe = "p:g/f " + plugins + "/libdprobe_test_plugin.so:plugin_func";
   for (int i = 0; i < 80; ++i) {
     const RunResult run = run_dprobe(

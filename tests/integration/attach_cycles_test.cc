@@ -31,7 +31,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using namespace std::chrono_literals;
 
 constexpr int kCycles = 100;
 
@@ -39,7 +38,7 @@ TEST(AttachCycles, HundredAttachesUnderLoadEachTracesAndEachDetachRestoresTheByt
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   LiveProcess busy({program("busy_loop_O2"), "4", "0"}, dir.file("busy.out"), dir.file("busy.err"));
-  ASSERT_TRUE(busy.started() && busy.wait_for_output("busy_loop: ready", 20s))
+  ASSERT_TRUE(busy.started() && busy.wait_for_output("busy_loop: ready", patience(2)))
       << busy.out() << busy.err();
   const pid_t pid = busy.pid();
   const std::string exe = executable_path(pid);
@@ -84,7 +83,8 @@ TEST(AttachCycles, HundredAttachesUnderLoadEachTracesAndEachDetachRestoresTheByt
 
   const uint64_t calls = last_number_after(busy.out(), "busy_loop: calls ").value_or(0);
   EXPECT_TRUE(eventually(
-      [&] { return last_number_after(busy.out(), "busy_loop: calls ").value_or(0) > calls; }, 5s))
+      [&] { return last_number_after(busy.out(), "busy_loop: calls ").value_or(0) > calls; },
+      patience()))
       << "busy_loop stopped making calls";
   EXPECT_EQ(text_snapshot(pid), before);
   EXPECT_EQ(text_differences_from_file(pid, exe), "");

@@ -17,7 +17,6 @@ namespace dprobe::integration {
 namespace {
 
 using ::testing::HasSubstr;
-using namespace std::chrono_literals;
 
 TEST(AttachInterposers, BlockingEverySignalAndExecAfterTheAttach) {
   TempDir dir;
@@ -25,13 +24,14 @@ TEST(AttachInterposers, BlockingEverySignalAndExecAfterTheAttach) {
   LiveProcess late({program("attach_late_O2"), "40", "sleep", "0.3"}, dir.file("out"),
                    dir.file("err"));
   ASSERT_TRUE(late.started());
-  ASSERT_TRUE(late.wait_for_output("attach_late: ready", 10s));
+  ASSERT_TRUE(late.wait_for_output("attach_late: ready", patience()));
   const RunResult run =
       run_dprobe({"attach", "-p", std::to_string(late.pid()), "--duration", "3", "--profile", "-e",
                   "p:late/work work i=%di:s32", "-e", "p:late/nap libc.so.6:clock_nanosleep", "-o",
                   dir.file("trace")});
   EXPECT_EQ(run.status, 0) << run;
-  EXPECT_EQ(late.wait(10s), 0) << "it survived its own sigprocmask, and sleep ran: " << late.err();
+  EXPECT_EQ(late.wait(patience()), 0)
+      << "it survived its own sigprocmask, and sleep ran: " << late.err();
   const auto lines = parse_trace(read_file(dir.file("trace")));
   size_t work = 0;
   size_t naps_of_sleep = 0;

@@ -23,7 +23,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using namespace std::chrono_literals;
 
 constexpr const char* kPython = "/usr/bin/python3";
 
@@ -84,7 +83,7 @@ TEST(AttachLibc, EveryFunctionInAThreadedPythonBecomesAJumpAndThePythonRunsOn) {
   const std::string stop = dir.file("stop");
   LiveProcess python({kPython, dir.file("hashers.py"), stop}, dir.file("py.out"),
                      dir.file("py.err"));
-  ASSERT_TRUE(python.started() && python.wait_for_output("ready", 20s)) << python.err();
+  ASSERT_TRUE(python.started() && python.wait_for_output("ready", patience(2))) << python.err();
 
   const RunResult run = run_dprobe({"attach", "-p", std::to_string(python.pid()), "-e",
                                     "p libc.so.6:*", "-e", "r libc.so.6:*", "--probes",
@@ -100,7 +99,7 @@ TEST(AttachLibc, EveryFunctionInAThreadedPythonBecomesAJumpAndThePythonRunsOn) {
   EXPECT_LT(breakpoints, optimized / 8) << run;
 
   write_file(stop, "");
-  EXPECT_EQ(python.wait(30s), 0) << python.err();
+  EXPECT_EQ(python.wait(patience(3)), 0) << python.err();
   EXPECT_EQ(python.out(), "ready\ndone 6 ok\n") << python.err();
 }
 
@@ -120,7 +119,7 @@ TEST(AttachLibc, APythonStartingThreadsWithoutPauseLivesThroughAttaches) {
   const std::string stop = dir.file("stop");
   LiveProcess python({kPython, dir.file("starter.py"), stop}, dir.file("py.out"),
                      dir.file("py.err"));
-  ASSERT_TRUE(python.started() && python.wait_for_output("ready", 20s)) << python.err();
+  ASSERT_TRUE(python.started() && python.wait_for_output("ready", patience(2))) << python.err();
   for (int attach = 0; attach < 6; ++attach) {
     const RunResult run = run_dprobe({"attach", "-p", std::to_string(python.pid()), "-e",
                                       "p libc.so.6:*", "-e", "r libc.so.6:*", "--buffer-size",
@@ -128,7 +127,7 @@ TEST(AttachLibc, APythonStartingThreadsWithoutPauseLivesThroughAttaches) {
     ASSERT_EQ(run.status, 0) << "attach " << attach << ": " << run << "\n" << python.err();
   }
   write_file(stop, "");
-  EXPECT_EQ(python.wait(30s), 0) << python.err();
+  EXPECT_EQ(python.wait(patience(3)), 0) << python.err();
   EXPECT_EQ(python.out(), "ready\nstarted True\n") << python.err();
 }
 
@@ -143,7 +142,8 @@ TEST(AttachLibc, AThreadWithEverySignalBlockedNeverSeesABreakpointAtAttachOrDeta
   ASSERT_TRUE(dir.ok());
   LiveProcess masked({program("attach_sleeper_O2"), "masked", "120"}, dir.file("masked.out"),
                      dir.file("masked.err"));
-  ASSERT_TRUE(masked.started() && masked.wait_for_output("masked ready", 20s)) << masked.err();
+  ASSERT_TRUE(masked.started() && masked.wait_for_output("masked ready", patience(2)))
+      << masked.err();
   const std::string exe = executable_path(masked.pid());
   for (int attach = 0; attach < 40; ++attach) {
     const RunResult run =
@@ -166,7 +166,8 @@ TEST(AttachLibc, AProcessOfOneThreadTakesJumpsWhereABreakpointCouldKillIt) {
   ASSERT_TRUE(dir.ok());
   LiveProcess sleeper({program("attach_sleeper_O2"), "sleep", "3000"}, dir.file("sleeper.out"),
                       dir.file("sleeper.err"));
-  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping", 20s)) << sleeper.err();
+  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping", patience(2)))
+      << sleeper.err();
 
   const RunResult run = run_dprobe({"attach", "-p", std::to_string(sleeper.pid()), "-e",
                                     "p:g/pid libc.so.6:getpid", "-e", "p:g/dup libc.so.6:dup2",
@@ -179,7 +180,7 @@ TEST(AttachLibc, AProcessOfOneThreadTakesJumpsWhereABreakpointCouldKillIt) {
   EXPECT_EQ(text_differences_from_file(sleeper.pid(), mapped_path(sleeper.pid(), "/libc.so.6")),
             "");
 
-  EXPECT_EQ(sleeper.wait(30s), 0) << sleeper.err();
+  EXPECT_EQ(sleeper.wait(patience(3)), 0) << sleeper.err();
   EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
 }
 
@@ -193,14 +194,15 @@ TEST(AttachLibc, ASleepingThreadAttachedToTwiceSleepsOnWithoutEINTR) {
   ASSERT_TRUE(dir.ok());
   LiveProcess sleeper({program("attach_sleeper_O2"), "sleep", "4000"}, dir.file("sleeper.out"),
                       dir.file("sleeper.err"));
-  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping", 20s)) << sleeper.err();
+  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping", patience(2)))
+      << sleeper.err();
   for (int attach = 0; attach < 2; ++attach) {
     const RunResult run =
         run_dprobe({"attach", "-p", std::to_string(sleeper.pid()), "-e", "p:g/m libc.so.6:malloc",
                     "--duration", "0.1", "-o", "/dev/null"});
     ASSERT_EQ(run.status, 0) << "attach " << attach << ": " << run;
   }
-  EXPECT_EQ(sleeper.wait(30s), 0) << sleeper.err();
+  EXPECT_EQ(sleeper.wait(patience(3)), 0) << sleeper.err();
   EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
 }
 
@@ -215,7 +217,7 @@ TEST(AttachLibc, AMainThreadStoppedWithEverySignalBlockedMakesItsCallsThroughBre
   ASSERT_TRUE(dir.ok());
   LiveProcess sleeper({program("attach_sleeper_O2"), "blocked", "3000"}, dir.file("sleeper.out"),
                       dir.file("sleeper.err"));
-  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping blocked", 20s))
+  ASSERT_TRUE(sleeper.started() && sleeper.wait_for_output("sleeping blocked", patience(2)))
       << sleeper.err();
   const std::string status = "/proc/" + std::to_string(sleeper.pid()) + "/status";
   ASSERT_THAT(read_file(status), HasSubstr("SigBlk:\tfffffffe7ffbfeff")) << read_file(status);
@@ -233,7 +235,7 @@ TEST(AttachLibc, AMainThreadStoppedWithEverySignalBlockedMakesItsCallsThroughBre
   EXPECT_EQ(closes->hits, 0u) << run;
   EXPECT_THAT(read_file(status), HasSubstr("SigBlk:\tfffffffe7ffbfeff")) << "the mask given back";
 
-  EXPECT_EQ(sleeper.wait(30s), 0) << sleeper.err();
+  EXPECT_EQ(sleeper.wait(patience(3)), 0) << sleeper.err();
   EXPECT_TRUE(std::regex_search(sleeper.out(), std::regex("slept 0 0 [0-9]+"))) << sleeper.out();
 }
 

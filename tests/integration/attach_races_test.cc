@@ -51,12 +51,12 @@ TEST(AttachRaces, NanosleepOfTheTargetIsNeitherInterruptedNorShortened) {
   ASSERT_TRUE(dir.ok());
   LiveProcess target({program("attach_sleeper_O0"), "sleep", "2000"}, dir.file("t.out"),
                      dir.file("t.err"));
-  ASSERT_TRUE(target.wait_for_output("attach_sleeper: sleeping", 20s));
+  ASSERT_TRUE(target.wait_for_output("attach_sleeper: sleeping", patience(2)));
   std::this_thread::sleep_for(200ms);
   const RunResult attach = run_dprobe(
       {"attach", "-p", std::to_string(target.pid()), "-e", kSleeperProbe, "--duration", "0.2"});
   EXPECT_EQ(attach.status, 0) << attach;
-  ASSERT_EQ(target.wait(30s), 0);
+  ASSERT_EQ(target.wait(patience(3)), 0);
   const std::string out = target.out();
   EXPECT_THAT(out, HasSubstr("attach_sleeper: slept 0 0 ")) << out;
   EXPECT_GE(last_number_after(out, "attach_sleeper: slept 0 0 ").value_or(0), 1990u) << out;
@@ -71,15 +71,15 @@ TEST(AttachRaces, ProcessWhoseMainThreadExitedIsAttachedThroughALiveThread) {
   ASSERT_TRUE(dir.ok());
   LiveProcess target({program("attach_sleeper_O0"), "orphan", "8"}, dir.file("t.out"),
                      dir.file("t.err"));
-  ASSERT_TRUE(target.wait_for_output("attach_sleeper: worker ready", 20s));
-  ASSERT_TRUE(eventually([&] { return process_state(target.pid()) == 'Z'; }, 5s));
+  ASSERT_TRUE(target.wait_for_output("attach_sleeper: worker ready", patience(2)));
+  ASSERT_TRUE(eventually([&] { return process_state(target.pid()) == 'Z'; }, patience()));
   const RunResult attach = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
                                        kSleeperProbe, "--duration", "0.5", "--profile"});
   EXPECT_EQ(attach.status, 0) << attach;
   EXPECT_THAT(attach.err, Not(HasSubstr("exited"))) << attach;
   const auto row = profile_row(parse_profile(attach.err), "s");
   EXPECT_TRUE(row && row->hits > 0) << attach;
-  EXPECT_EQ(target.wait(30s), 0);
+  EXPECT_EQ(target.wait(patience(3)), 0);
   EXPECT_THAT(target.out(), HasSubstr("attach_sleeper: worker calls")) << target.out();
 }
 
@@ -90,7 +90,7 @@ TEST(AttachRaces, ProcessUnderStraceIsRefusedNamingTheTracer) {
   ASSERT_TRUE(dir.ok());
   LiveProcess traced({strace, "-o", "/dev/null", program("busy_loop_O2"), "1", "30"},
                      dir.file("b.out"), dir.file("b.err"));
-  ASSERT_TRUE(traced.wait_for_output("busy_loop: ready", 20s)) << traced.err();
+  ASSERT_TRUE(traced.wait_for_output("busy_loop: ready", patience(2))) << traced.err();
   const pid_t busy = child_of(traced.pid());
   ASSERT_GT(busy, 0);
   const RunResult attach = run_dprobe(
@@ -111,7 +111,7 @@ TEST(AttachRaces, ProcessTracedByDprobeIsRefusedAndUnharmed) {
     LiveProcess run({DPROBE_BINARY, "run", "-e", "p:g/b busy_probe", "-o", dir.file("trace"), "--",
                      program("busy_loop_O2"), "1", "30"},
                     dir.file("r.out"), dir.file("r.err"));
-    ASSERT_TRUE(run.wait_for_output("busy_loop: ready", 20s)) << run.err();
+    ASSERT_TRUE(run.wait_for_output("busy_loop: ready", patience(2))) << run.err();
     const pid_t busy = run.pid();  // dprobe run became the program
     const pid_t collector = dprobe_collector(busy);
     ASSERT_GT(collector, 0);
@@ -126,7 +126,8 @@ TEST(AttachRaces, ProcessTracedByDprobeIsRefusedAndUnharmed) {
         << attach;
     const uint64_t before = last_number_after(run.out(), "busy_loop: calls ").value_or(0);
     EXPECT_TRUE(eventually(
-        [&] { return last_number_after(run.out(), "busy_loop: calls ").value_or(0) > before; }, 5s))
+        [&] { return last_number_after(run.out(), "busy_loop: calls ").value_or(0) > before; },
+        patience()))
         << "the traced program stopped: " << run.err();
     EXPECT_TRUE(process_running(busy));
   }
@@ -149,14 +150,14 @@ TEST(AttachRaces, RefusedAttachLeavesNoSocketInTheTarget) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   LiveProcess target({program("busy_loop_O2"), "1", "30"}, dir.file("b.out"), dir.file("b.err"));
-  ASSERT_TRUE(target.wait_for_output("busy_loop: ready", 20s)) << target.err();
+  ASSERT_TRUE(target.wait_for_output("busy_loop: ready", patience(2))) << target.err();
   const size_t before = sockets_of(target.pid());
   for (int round = 0; round < 3; ++round) {
     const RunResult refused = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
                                           "p:g/x libc.so.6:getpid", "--duration", "0.2"});
     EXPECT_NE(refused.status, 0) << refused;
     EXPECT_THAT(refused.err, HasSubstr("BLACKLISTED")) << refused;
-    EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, 5s))
+    EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, patience()))
         << sockets_of(target.pid()) << " sockets, " << before << " before";
   }
   const RunResult attach = run_dprobe({"attach", "-p", std::to_string(target.pid()), "-e",
@@ -164,7 +165,7 @@ TEST(AttachRaces, RefusedAttachLeavesNoSocketInTheTarget) {
   EXPECT_EQ(attach.status, 0) << attach;
   const auto row = profile_row(parse_profile(attach.err), "b");
   EXPECT_TRUE(row && row->hits > 0) << attach;
-  EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, 5s));
+  EXPECT_TRUE(eventually([&] { return sockets_of(target.pid()) == before; }, patience()));
   EXPECT_TRUE(process_running(target.pid()));
 }
 

@@ -27,7 +27,6 @@ namespace {
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using namespace std::chrono_literals;
 
 const std::string kBusyProbe = "p:g/busy busy_probe t=%di";
 constexpr uid_t kNobody = 65534;
@@ -38,7 +37,7 @@ constexpr uid_t kOtherUser = 4242;  // no account needed: a uid nobody else runs
 struct Busy {
   Busy(const TempDir& dir, const std::vector<std::string>& prefix, int threads, int seconds)
       : process(command(prefix, threads, seconds), dir.file("busy.out"), dir.file("busy.err")) {
-    ready = process.started() && process.wait_for_output("busy_loop: ready", 20s);
+    ready = process.started() && process.wait_for_output("busy_loop: ready", patience(2));
   }
   static std::vector<std::string> command(const std::vector<std::string>& prefix, int threads,
                                           int seconds) {
@@ -55,7 +54,7 @@ struct Busy {
   // Its count of calls goes on growing.
   bool making_progress() const {
     const uint64_t before = calls();
-    return eventually([&] { return calls() > before; }, 5s);
+    return eventually([&] { return calls() > before; }, patience());
   }
 
   LiveProcess process;
@@ -114,9 +113,9 @@ TEST(Attach, HitsArriveAndDetachRestoresEveryByte) {
                       "--duration", "0.5", "--profile", "-o", dir.file("trace")},
                      dir.file("attach.out"), dir.file("attach.err"));
   ASSERT_TRUE(attach.started());
-  EXPECT_TRUE(eventually([&] { return armed_byte(first_byte(pid, *probe)); }, 20s))
+  EXPECT_TRUE(eventually([&] { return armed_byte(first_byte(pid, *probe)); }, patience(2)))
       << "busy_probe is never patched: " << attach.err();
-  EXPECT_EQ(attach.wait(60s), 0) << attach.err();
+  EXPECT_EQ(attach.wait(patience(6)), 0) << attach.err();
 
   EXPECT_THAT(attach.err(), Not(HasSubstr("error"))) << attach.err();
   const RunResult run{true, false, 0, attach.out(), attach.err()};
@@ -189,7 +188,7 @@ TEST(Attach, HundredAttachesAndDetachesUnderLoad) {
   EXPECT_EQ(text_differences_from_file(pid, executable_path(pid)), "");
   EXPECT_EQ(text_snapshot(pid), before);
   busy.process.signal(SIGTERM);
-  EXPECT_EQ(busy.process.wait(10s), 128 + SIGTERM) << "it died before, of something else";
+  EXPECT_EQ(busy.process.wait(patience()), 128 + SIGTERM) << "it died before, of something else";
 }
 
 // What a session leaves in the process once it has detached: the agent
@@ -203,7 +202,9 @@ TEST(Attach, RepeatedAttachesDoNotAccumulateMemoryOrDescriptors) {
   const pid_t pid = busy.pid();
   // The agent's own thread and its socket go a moment after a detach: the
   // process is measured once only its own 5 threads are left.
-  auto settled = [&] { return eventually([&] { return threads_of(pid).size() == 5; }, 5s); };
+  auto settled = [&] {
+    return eventually([&] { return threads_of(pid).size() == 5; }, patience());
+  };
   auto snapshot = [&] {
     EXPECT_TRUE(settled()) << threads_of(pid).size() << " threads";
     std::error_code ec;
@@ -244,7 +245,7 @@ TEST_P(AttachWhileLoading, LibrariesComeAndGoWhileAttaching) {
                    dir.file("host.out"), dir.file("host.err"));
   ASSERT_TRUE(host.started());
   const std::string pid = std::to_string(host.pid());
-  ASSERT_TRUE(eventually_mapped(host.pid(), "libdprobe_test_plugin", 10s)) << host.err();
+  ASSERT_TRUE(eventually_mapped(host.pid(), "libdprobe_test_plugin", patience())) << host.err();
   for (int i = 0; i < 10; ++i) {
     const RunResult run =
         run_dprobe({"attach", "-p", pid, "-e",
@@ -260,7 +261,8 @@ TEST_P(AttachWhileLoading, LibrariesComeAndGoWhileAttaching) {
   }
   ASSERT_TRUE(process_running(host.pid())) << host.err();
   host.signal(SIGTERM);
-  EXPECT_EQ(host.wait(10s), 128 + SIGTERM) << "it ended before, of something else: " << host.err();
+  EXPECT_EQ(host.wait(patience()), 128 + SIGTERM)
+      << "it ended before, of something else: " << host.err();
 }
 
 INSTANTIATE_TEST_SUITE_P(Attach, AttachWhileLoading, ::testing::Values("main", "thread"),
@@ -273,7 +275,7 @@ TEST(Attach, ANonExistentProcessIsAClearError) {
   // A process that was and is no more: started, ended, reaped.
   LiveProcess ended({find_tool("true")}, "/dev/null", "/dev/null");
   ASSERT_TRUE(ended.started());
-  ASSERT_EQ(ended.wait(10s), 0);
+  ASSERT_EQ(ended.wait(patience()), 0);
   const pid_t pid = ended.pid();
   const RunResult run = run_dprobe(attach_args(pid, "0.1"));
   EXPECT_EQ(run.status, 1) << run;
@@ -295,7 +297,7 @@ TEST(Attach, AnExitedProcessNotYetReapedIsAClearError) {
   ASSERT_TRUE(dir.ok());
   LiveProcess zombie({find_tool("true")}, dir.file("out"), dir.file("err"));
   ASSERT_TRUE(zombie.started());
-  ASSERT_TRUE(eventually([&] { return process_state(zombie.pid()) == 'Z'; }, 10s));
+  ASSERT_TRUE(eventually([&] { return process_state(zombie.pid()) == 'Z'; }, patience()));
   for (const std::string& definition : {kBusyProbe, std::string("p:g/malloc libc.so.6:malloc")}) {
     const RunResult run = run_dprobe(
         {"attach", "-p", std::to_string(zombie.pid()), "-e", definition, "--duration", "0.1"});
@@ -306,7 +308,7 @@ TEST(Attach, AnExitedProcessNotYetReapedIsAClearError) {
     EXPECT_THAT(run.err, Not(AnyOf(HasSubstr("NO_EXECUTABLE"), HasSubstr("another user")))) << run;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line:\n" << run.err;
   }
-  EXPECT_EQ(zombie.wait(1s), 0);
+  EXPECT_EQ(zombie.wait(patience()), 0);
 }
 
 // ---- Permissions ----------------------------------------------------------------

@@ -19,7 +19,6 @@ namespace dprobe::integration {
 namespace {
 
 using ::testing::HasSubstr;
-using namespace std::chrono_literals;
 
 // A thread of `pid` other than its main one, 0 if none.
 pid_t other_thread(pid_t pid) {
@@ -38,7 +37,7 @@ TEST(AttachThread, AThreadsIdAttachesToItsProcessAndSaysSo) {
   LiveProcess busy({program("busy_loop_O2"), "2", "10"}, dir.file("busy.out"),
                    dir.file("busy.err"));
   ASSERT_TRUE(busy.started());
-  ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", 20s)) << busy.err();
+  ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", patience(2))) << busy.err();
   const pid_t pid = busy.pid();
   const pid_t tid = other_thread(pid);
   ASSERT_NE(tid, 0) << "busy_loop has no second thread";
@@ -67,7 +66,7 @@ TEST(AttachNamespace, AProcessOfItsOwnPidNamespaceDetachesCleanly) {
       {"/usr/bin/unshare", "-fp", "--mount-proc", program("busy_loop_O2"), "2", "60"},
       dir.file("busy.out"), dir.file("busy.err"));
   ASSERT_TRUE(unshare.started());
-  if (!unshare.wait_for_output("busy_loop: ready", 20s)) {
+  if (!unshare.wait_for_output("busy_loop: ready", patience(2))) {
     GTEST_SKIP() << "no PID namespace here (unshare -fp): " << unshare.err();
   }
   const pid_t pid = first_child(unshare.pid());

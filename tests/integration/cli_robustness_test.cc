@@ -70,7 +70,7 @@ RawRun run_raw(const std::vector<std::string>& args, int out_fd = -1,
     ::_exit(127);
   }
   if (while_running) while_running();
-  const auto deadline = std::chrono::steady_clock::now() + kRunTimeLimit;
+  const auto deadline = std::chrono::steady_clock::now() + run_time_limit();
   while (::waitpid(pid, &run.wait_status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(-pid, SIGKILL);
@@ -81,7 +81,7 @@ RawRun run_raw(const std::vector<std::string>& args, int out_fd = -1,
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   // dprobe's collector, beside the program, may still be writing.
-  if (!support::eventually([&] { return !support::group_alive(pid); }, kRunTimeLimit)) {
+  if (!support::eventually([&] { return !support::group_alive(pid); }, run_time_limit())) {
     ADD_FAILURE() << "dprobe's collector hung";
     ::kill(-pid, SIGKILL);
   }
@@ -218,7 +218,7 @@ TEST(CliSignals, CtrlCAtTheTerminalReachesTheProgramOnce) {
   }
   std::string seen;
   bool sent = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  const auto deadline = std::chrono::steady_clock::now() + patience(3);
   while (std::chrono::steady_clock::now() < deadline) {
     pollfd pfd{master, POLLIN, 0};
     if (::poll(&pfd, 1, 50) <= 0) continue;

@@ -95,10 +95,13 @@ void expect_restored_and_running(pid_t pid, uint64_t probe,
                                  std::chrono::milliseconds took_to_arm,
                                  const std::function<std::string()>& out, bool run = false) {
   const auto limit = kRestorePromise + took_to_arm;
-  const bool restored = eventually([&] { return !armed_byte(first_byte(pid, probe)); }, 5s);
+  const auto give_up_after = patience();
+  const bool restored =
+      eventually([&] { return !armed_byte(first_byte(pid, probe)); }, give_up_after);
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - killed);
-  EXPECT_TRUE(restored) << "busy_probe still patched 5 s after dprobe was killed";
+  EXPECT_TRUE(restored) << "busy_probe still patched " << give_up_after.count()
+                        << " ms after dprobe was killed";
   EXPECT_LE(elapsed, limit) << "busy_probe restored " << elapsed.count()
                             << " ms after dprobe was killed; arming took " << took_to_arm.count()
                             << " ms";
@@ -122,15 +125,15 @@ TEST(ControllerDeath, KilledRunLeavesTheProgramRunningUnpatched) {
                       program("busy_loop_O2"), "4", "4"},
                      dir.file("out"), dir.file("err"));
   ASSERT_TRUE(dprobe.started());
-  ASSERT_TRUE(dprobe.wait_for_output("busy_loop: ready", 20s)) << dprobe.err();
+  ASSERT_TRUE(dprobe.wait_for_output("busy_loop: ready", patience(2))) << dprobe.err();
   const auto pid = static_cast<pid_t>(last_number_after(dprobe.out(), "busy_loop: ready ").value());
   ASSERT_EQ(pid, dprobe.pid());
   const pid_t collector = dprobe_collector(pid);
   ASSERT_GT(collector, 0);
   const auto probe = symbol_address(pid, "busy_probe");
   if (!probe) GTEST_SKIP() << "needs nm for busy_probe's address";
-  ASSERT_TRUE(
-      eventually([&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, 20s))
+  ASSERT_TRUE(eventually(
+      [&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, patience(2)))
       << "no hits: " << dprobe.err();
   const auto took_to_arm = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
@@ -140,7 +143,7 @@ TEST(ControllerDeath, KilledRunLeavesTheProgramRunningUnpatched) {
   expect_restored_and_running(
       pid, *probe, killed, took_to_arm, [&] { return dprobe.out(); }, /*run=*/true);
   // It ends as it would have untraced: its exit waits for nobody.
-  EXPECT_EQ(dprobe.wait(30s), 0) << dprobe.out().substr(0, 2000);
+  EXPECT_EQ(dprobe.wait(patience(3)), 0) << dprobe.out().substr(0, 2000);
   EXPECT_THAT(dprobe.out(), HasSubstr("busy_loop: done\n"));
 }
 
@@ -152,7 +155,7 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   LiveProcess busy({program("busy_loop_O2"), "4", "10"}, dir.file("busy.out"),
                    dir.file("busy.err"));
   ASSERT_TRUE(busy.started());
-  ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", 20s)) << busy.err();
+  ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", patience(2))) << busy.err();
   const pid_t pid = busy.pid();
   const auto probe = symbol_address(pid, "busy_probe");
   if (!probe) GTEST_SKIP() << "needs nm for busy_probe's address";
@@ -162,8 +165,8 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   LiveProcess dprobe(
       {DPROBE_BINARY, "attach", "-p", std::to_string(pid), "-o", trace, "-e", kBusyProbe},
       dir.file("out"), dir.file("err"));
-  ASSERT_TRUE(
-      eventually([&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, 20s))
+  ASSERT_TRUE(eventually(
+      [&] { return armed_byte(first_byte(pid, *probe)) && file_size(trace) > 0; }, patience(2)))
       << "no hits: " << dprobe.err();
   const auto took_to_arm = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
@@ -172,7 +175,7 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   const auto killed = std::chrono::steady_clock::now();
   expect_restored_and_running(pid, *probe, killed, took_to_arm, [&] { return busy.out(); });
   EXPECT_EQ(text_snapshot(pid), before);
-  EXPECT_EQ(dprobe.wait(10s), 128 + SIGKILL);
+  EXPECT_EQ(dprobe.wait(patience()), 128 + SIGKILL);
   // The agent is free for the next dprobe: attaching again works.
   const RunResult again = run_dprobe({"attach", "-p", std::to_string(pid), "-e", kBusyProbe,
                                       "--duration", "0.2", "--profile", "-o", "/dev/null"});
@@ -180,7 +183,7 @@ TEST(ControllerDeath, KilledAttachLeavesTheProgramRunningUnpatched) {
   const auto row = profile_row(parse_profile(again.err), "busy");
   EXPECT_TRUE(row && row->hits > 0) << again;
   EXPECT_EQ(text_snapshot(pid), before);
-  EXPECT_EQ(busy.wait(30s), 0) << busy.out().substr(0, 2000) << busy.err();
+  EXPECT_EQ(busy.wait(patience(3)), 0) << busy.out().substr(0, 2000) << busy.err();
   EXPECT_THAT(busy.out(), HasSubstr("busy_loop: done\n"));
 }
 
@@ -198,14 +201,14 @@ TEST(ControllerDeath, KilledWhileTheProgramLoadsLibraries) {
                     program("dl_host_O2"), plugin_dir, "20000"},
                    dir.file("out"), dir.file("err"));
   ASSERT_TRUE(host.started());
-  ASSERT_TRUE(eventually([&] { return file_size(trace) > 0; }, 20s)) << host.err();
+  ASSERT_TRUE(eventually([&] { return file_size(trace) > 0; }, patience(2))) << host.err();
   const pid_t collector = dprobe_collector(host.pid());
   ASSERT_GT(collector, 0);
   ASSERT_NE(read_file("/proc/" + std::to_string(host.pid()) + "/cmdline").find("dl_host_O2"),
             std::string::npos);
 
   ::kill(collector, SIGKILL);
-  EXPECT_EQ(host.wait(60s), 0) << host.out() << host.err();
+  EXPECT_EQ(host.wait(patience(6)), 0) << host.out() << host.err();
   EXPECT_THAT(host.out(), HasSubstr("dl_host: done 20000\n")) << host.err();
 }
 

@@ -25,7 +25,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using namespace std::chrono_literals;
 
 const std::string kProbe = "p:g/fdp fd_probe i=%di:s64";
 constexpr int kFiles = 8;
@@ -120,20 +119,20 @@ TEST(DescriptorsAttach, ClearedNumbersAfterAttachKeepFilesTraceAndTextRestore) {
   ASSERT_TRUE(dir.ok());
   LiveProcess target({program("fd_reuse_O2"), "close_range", dir.path(), "6"},
                      dir.file("target.out"), dir.file("target.err"));
-  ASSERT_TRUE(target.wait_for_output("fd_reuse: ready", 20s)) << target.err();
+  ASSERT_TRUE(target.wait_for_output("fd_reuse: ready", patience(2))) << target.err();
   const auto probe = symbol_address(target.pid(), "fd_probe");
   if (!probe) GTEST_SKIP() << "needs nm for fd_probe's address";
   const std::string exe = executable_path(target.pid());
   LiveProcess attach({DPROBE_BINARY, "attach", "-p", std::to_string(target.pid()), "-e", kProbe,
                       "--duration", "2", "-o", dir.file("trace")},
                      dir.file("attach.out"), dir.file("attach.err"));
-  ASSERT_TRUE(eventually([&] { return armed_byte(first_byte(target.pid(), *probe)); }, 20s))
+  ASSERT_TRUE(eventually([&] { return armed_byte(first_byte(target.pid(), *probe)); }, patience(2)))
       << attach.err();
   target.signal(SIGUSR1);
-  ASSERT_TRUE(target.wait_for_output("fd_reuse: reopened", 5s)) << target.out();
-  EXPECT_EQ(attach.wait(30s), 0) << attach.err();
+  ASSERT_TRUE(target.wait_for_output("fd_reuse: reopened", patience())) << target.out();
+  EXPECT_EQ(attach.wait(patience(3)), 0) << attach.err();
   EXPECT_EQ(text_differences_from_file(target.pid(), exe), "");
-  ASSERT_EQ(target.wait(30s), 0) << target.err();
+  ASSERT_EQ(target.wait(patience(3)), 0) << target.err();
   const std::string out = target.out();
   EXPECT_THAT(out, HasSubstr("fd_reuse: open 8")) << out;
   EXPECT_EQ(foreign_bytes(dir), "");

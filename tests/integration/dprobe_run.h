@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "support/child_process.h"
+#include "support/patience.h"
 
 extern char** environ;
 
@@ -47,6 +48,7 @@ namespace dprobe::integration {
 
 // ---- Files and directories ----------------------------------------------------
 
+using support::patience;
 using support::read_file;
 
 inline void write_file(const std::string& path, std::string_view text) {
@@ -122,7 +124,9 @@ inline std::vector<std::string> with_probe_engine(std::vector<std::string> args)
 // the head and the tail of its stderr.
 using RunResult = support::CapturedRun;
 
-constexpr std::chrono::seconds kRunTimeLimit{60};
+// How long a program run to its end may take before it is called a hang:
+// six patience()s, a minute on an idle machine (support/patience.h).
+inline std::chrono::milliseconds run_time_limit() { return patience(6); }
 
 // Whether `dprobe run -o FILE` is recorded and reported instead:
 // DPROBE_TEST_ROUND_TRIP set (and not "0"), as ctest's integration_rt.*
@@ -175,11 +179,11 @@ inline std::vector<std::string> as_recording(std::vector<std::string>& args,
   return report;
 }
 
-inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::seconds limit,
+inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::milliseconds limit,
                              const std::string& stdout_path = {});
 
 inline RunResult run_program(const std::vector<std::string>& args,
-                             std::chrono::seconds limit = kRunTimeLimit) {
+                             std::chrono::milliseconds limit = run_time_limit()) {
   std::vector<std::string> storage = with_probe_engine(args);
   TempDir recordings;
   std::vector<std::string> report = as_recording(storage, recordings.file("trace.dat"));
@@ -197,7 +201,7 @@ inline RunResult run_program(const std::vector<std::string>& args,
 
 // `args` run to its end (support::run_captured: killed after `limit`, which
 // only ends a hang), stdout to `stdout_path` when given.
-inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::seconds limit,
+inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::milliseconds limit,
                              const std::string& stdout_path) {
   // The suite's own switches are not the program's business.
   std::vector<char*> env;
@@ -210,7 +214,7 @@ inline RunResult run_spawned(const std::vector<std::string>& args, std::chrono::
 
 // Runs the built dprobe with `args`.
 inline RunResult run_dprobe(const std::vector<std::string>& args,
-                            std::chrono::seconds limit = kRunTimeLimit) {
+                            std::chrono::milliseconds limit = run_time_limit()) {
   std::vector<std::string> argv{DPROBE_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv, limit);

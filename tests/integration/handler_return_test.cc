@@ -19,7 +19,6 @@ namespace dprobe::integration {
 namespace {
 
 using ::testing::HasSubstr;
-using namespace std::chrono_literals;
 
 TEST(HandlerReturn, AHandlerFromBeforeAttachReturnsIntoAProbeThatWaitedForIt) {
   for (int run_number = 0; run_number < 2; ++run_number) {
@@ -27,14 +26,14 @@ TEST(HandlerReturn, AHandlerFromBeforeAttachReturnsIntoAProbeThatWaitedForIt) {
     ASSERT_TRUE(dir.ok());
     LiveProcess target({program("handler_return_O2")}, dir.file("out"), dir.file("err"));
     ASSERT_TRUE(target.started());
-    ASSERT_TRUE(target.wait_for_output("handler_return: in handler", 20s)) << target.err();
+    ASSERT_TRUE(target.wait_for_output("handler_return: in handler", patience(2))) << target.err();
     LiveProcess attach({DPROBE_BINARY, "attach", "-p", std::to_string(target.pid()), "-e",
                         "p:g/div division_entry d=%di", "--probes", "-o", dir.file("trace")},
                        dir.file("attach.out"), dir.file("attach.err"));
     ASSERT_TRUE(attach.started());
     // Reaped here, or dprobe would wait for a zombie.
-    EXPECT_EQ(target.wait(30s), 0) << target.out() << target.err() << attach.err();
-    EXPECT_EQ(attach.wait(30s), 0) << attach.err();
+    EXPECT_EQ(target.wait(patience(3)), 0) << target.out() << target.err() << attach.err();
+    EXPECT_EQ(attach.wait(patience(3)), 0) << attach.err();
     EXPECT_THAT(attach.err(), HasSubstr("division_entry+0x0/0x7  [BREAKPOINT: ")) << attach.err();
     EXPECT_EQ(target.out(),
               "handler_return: in handler\n"
@@ -53,13 +52,13 @@ TEST(HandlerReturn, TheThreadThatLoadsTheAgentGoesBackIntoAProbeThatWaitedForIt)
   ASSERT_TRUE(dir.ok());
   LiveProcess target({program("handler_return_O2"), "fill"}, dir.file("out"), dir.file("err"));
   ASSERT_TRUE(target.started());
-  ASSERT_TRUE(target.wait_for_output("handler_return: filling", 20s)) << target.err();
+  ASSERT_TRUE(target.wait_for_output("handler_return: filling", patience(2))) << target.err();
   LiveProcess attach({DPROBE_BINARY, "attach", "-p", std::to_string(target.pid()), "-e",
                       "p:g/fill fill_entry", "--probes", "-o", dir.file("trace")},
                      dir.file("attach.out"), dir.file("attach.err"));
   ASSERT_TRUE(attach.started());
-  EXPECT_EQ(target.wait(60s), 0) << target.out() << target.err() << attach.err();
-  EXPECT_EQ(attach.wait(30s), 0) << attach.err();
+  EXPECT_EQ(target.wait(patience(6)), 0) << target.out() << target.err() << attach.err();
+  EXPECT_EQ(attach.wait(patience(3)), 0) << attach.err();
   EXPECT_THAT(attach.err(), HasSubstr("fill_entry+0x0/0x7  [BREAKPOINT: ")) << attach.err();
   EXPECT_EQ(target.out(),
             "handler_return: filling\n"

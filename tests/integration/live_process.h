@@ -7,7 +7,7 @@
 // is still patched.
 //
 //   LiveProcess busy({program("busy_loop_O2"), "4", "30"}, dir.file("out"), dir.file("err"));
-//   ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", std::chrono::seconds(10)));
+//   ASSERT_TRUE(busy.wait_for_output("busy_loop: ready", patience()));
 //   const TextSnapshot before = text_snapshot(busy.pid());
 //   ... attach, detach ...
 //   EXPECT_EQ(text_snapshot(busy.pid()), before);

@@ -20,7 +20,6 @@ namespace {
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
-using namespace std::chrono_literals;
 
 struct Placed {
   unsigned first_byte = 0x100;
@@ -41,11 +40,11 @@ Placed place_busy_probe(const std::vector<std::string>& extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   args.insert(args.end(), {"--", program("busy_loop_O2"), "2", "1"});
   LiveProcess dprobe(args, dir.file("out"), dir.file("err"));
-  if (!dprobe.wait_for_output("busy_loop: ready", 20s)) return placed;
+  if (!dprobe.wait_for_output("busy_loop: ready", patience(2))) return placed;
   const auto pid = static_cast<pid_t>(last_number_after(dprobe.out(), "busy_loop: ready ").value());
   if (const auto probe = symbol_address(pid, "busy_probe"))
     placed.first_byte = first_byte(pid, *probe);
-  dprobe.wait(30s);
+  dprobe.wait(patience(3));
   placed.err = dprobe.err();
   if (const auto row = profile_row(parse_profile(dprobe.err()), "busy")) placed.hits = row->hits;
   return placed;

@@ -91,7 +91,7 @@ TEST(Untraced, ChildrenStartedWhileAttached) {
   ASSERT_TRUE(dir.ok());
   LiveProcess shell({"/bin/sh", "-c", "echo ready; while :; do sleep 0.05; done"}, dir.file("out"),
                     dir.file("err"));
-  ASSERT_TRUE(shell.wait_for_output("ready", std::chrono::seconds(10)));
+  ASSERT_TRUE(shell.wait_for_output("ready", patience()));
   const RunResult attach = run_dprobe({"attach", "-p", std::to_string(shell.pid()), "--duration",
                                        "0.5", "-e", "p:g/opendir libc.so.6:opendir"});
   ASSERT_EQ(attach.status, 0) << attach;

@@ -31,8 +31,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr auto kPatience = std::chrono::seconds(30);
-
 std::string senders_program() { return program("cli_robustness_O2"); }
 
 std::vector<std::string> traced_senders() {
@@ -62,18 +60,18 @@ class RunSignals : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(program_.started());
-    ASSERT_TRUE(program_.wait_for_output("ready", kPatience)) << program_.err();
+    ASSERT_TRUE(program_.wait_for_output("ready", patience(3))) << program_.err();
   }
 
   // Waits for the line that says the program took signal `n` (1-based).
   bool took(size_t n) const {
-    return eventually([&] { return signals_taken(program_.out()).size() >= n; }, kPatience);
+    return eventually([&] { return signals_taken(program_.out()).size() >= n; }, patience(3));
   }
 
   // Tells the program to end, and returns what it took.
   std::vector<std::string> finish() {
     program_.signal(SIGUSR1);
-    const std::optional<int> status = program_.wait(kPatience);
+    const std::optional<int> status = program_.wait(patience(3));
     EXPECT_EQ(status, std::optional<int>(0)) << program_.err();
     EXPECT_THAT(program_.out(), HasSubstr("done")) << program_.err();
     return signals_taken(program_.out());
@@ -159,16 +157,16 @@ TEST(RunSignalsCgroup, SigtermToEachProcessOfTheCgroupArrivesOnce) {
                                   "echo $$ > " + group + "/cgroup.procs && exec \"$@\"", "sh"};
     for (const std::string& arg : traced_senders()) args.push_back(arg);
     LiveProcess program(args, dir.file("out"), dir.file("err"));
-    ASSERT_TRUE(program.wait_for_output("ready", kPatience)) << program.err();
+    ASSERT_TRUE(program.wait_for_output("ready", patience(3))) << program.err();
     const std::vector<pid_t> members = cgroup_processes(group);
     EXPECT_EQ(members.size(), 2u) << "the program and dprobe's collector";
     for (const pid_t pid : members) ::kill(pid, SIGTERM);
-    ASSERT_TRUE(eventually([&] { return !signals_taken(program.out()).empty(); }, kPatience));
+    ASSERT_TRUE(eventually([&] { return !signals_taken(program.out()).empty(); }, patience(3)));
     program.signal(SIGUSR1);
-    EXPECT_EQ(program.wait(kPatience), std::optional<int>(0)) << program.err();
+    EXPECT_EQ(program.wait(patience(3)), std::optional<int>(0)) << program.err();
     EXPECT_THAT(signals_taken(program.out()), ElementsAre(from_us("SIGTERM")));
   }
-  EXPECT_TRUE(eventually([&] { return cgroup_processes(group).empty(); }, kPatience));
+  EXPECT_TRUE(eventually([&] { return cgroup_processes(group).empty(); }, patience(3)));
   EXPECT_EQ(::rmdir(group.c_str()), 0) << group;
 }
 

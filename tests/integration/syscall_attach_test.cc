@@ -24,14 +24,14 @@ namespace dprobe::integration {
 namespace {
 
 using ::testing::HasSubstr;
-using namespace std::chrono_literals;
 
 // syscall_attach_O2, started and ready: its three workers' tids.
 struct Target {
   explicit Target(const TempDir& dir, int seconds)
       : process({program("syscall_attach_O2"), std::to_string(seconds)}, dir.file("target.out"),
                 dir.file("target.err")) {
-    if (!process.started() || !process.wait_for_output("syscall_attach: ready", 20s)) return;
+    if (!process.started() || !process.wait_for_output("syscall_attach: ready", patience(2)))
+      return;
     const std::string out = process.out();
     const size_t at = out.find(" tids ");
     std::istringstream fields(out.substr(at + 6));
@@ -43,7 +43,7 @@ struct Target {
   // Its rounds go on, each call answered as it should be.
   bool running_well() const {
     const uint64_t before = rounds();
-    return eventually([&] { return rounds() > before + 30; }, 10s) &&
+    return eventually([&] { return rounds() > before + 30; }, patience()) &&
            process.out().ends_with(" bad 0\n");
   }
 
@@ -71,10 +71,10 @@ std::vector<SyscallLine> attach_until_every_thread_traced(
       seen.insert(line.tid);
     return seen;
   };
-  EXPECT_TRUE(eventually([&] { return traced_threads() == target.tids; }, 20s))
+  EXPECT_TRUE(eventually([&] { return traced_threads() == target.tids; }, patience(2)))
       << name << ": " << attach.err();
   attach.signal(SIGINT);
-  EXPECT_EQ(attach.wait(30s), 0) << name << ": " << attach.err();
+  EXPECT_EQ(attach.wait(patience(3)), 0) << name << ": " << attach.err();
   EXPECT_EQ(attach.err(), "") << name;
   return parse_syscall_trace(read_file(dir.file(name + ".trace")));
 }
@@ -111,7 +111,7 @@ TEST(SyscallAttach, EveryThreadIsTracedAndTheProgramRunsOnAfterEachDetach) {
   EXPECT_TRUE(process_running(pid));
   EXPECT_TRUE(target.running_well()) << target.process.out().substr(0, 2000);
 
-  EXPECT_EQ(target.process.wait(30s), 0) << target.process.out().substr(0, 2000);
+  EXPECT_EQ(target.process.wait(patience(3)), 0) << target.process.out().substr(0, 2000);
   EXPECT_THAT(target.process.out(), HasSubstr(" bad 0\n"));
   EXPECT_THAT(target.process.out(), HasSubstr("syscall_attach: done rounds "));
 }

@@ -6,12 +6,12 @@
 // tests (integration/dprobe_run.h, integration/live_process.h) and the unit
 // tests that run the built dprobe.
 //
-//   const CapturedRun run = run_captured({"/bin/echo", "hi"}, std::chrono::seconds(10));
+//   const CapturedRun run = run_captured({"/bin/echo", "hi"}, patience());
 //   EXPECT_EQ(run.status, 0) << run;                      // run.out == "hi\n"
 //
 //   TempDir dir;                                          // in the background:
 //   const Spawned child = spawn_redirected(args, dir.file("out"), dir.file("err"));
-//   std::optional<int> status = wait_for_exit(child.pid, std::chrono::seconds(5));
+//   std::optional<int> status = wait_for_exit(child.pid, patience());
 #ifndef DPROBE_TESTS_SUPPORT_CHILD_PROCESS_H_
 #define DPROBE_TESTS_SUPPORT_CHILD_PROCESS_H_
 
@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "support/files.h"
+#include "support/patience.h"
 
 extern char** environ;
 

@@ -11,12 +11,13 @@
 #include <thread>
 
 #include "arch/runtime/raw_syscall.h"
+#include "support/patience.h"
 
 namespace dprobe::agent::test {
 
 // Runs `work` on a new thread and returns its id once the kernel finds it
 // no more (join returns when its id is cleared, a little before the kernel
-// lets go of the thread); 0 if it stays findable for 10 s.
+// lets go of the thread); 0 if it stays findable for a patience().
 template <typename Work>
 uint32_t run_on_a_thread_gone_after(Work work) {
   uint32_t tid = 0;
@@ -24,7 +25,7 @@ uint32_t run_on_a_thread_gone_after(Work work) {
     tid = arch::raw_gettid();
     work();
   }).join();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + support::patience();
   while (arch::raw_thread_alive(arch::raw_getpid(), tid)) {
     if (std::chrono::steady_clock::now() > deadline) return 0;
     std::this_thread::yield();

@@ -27,6 +27,8 @@
 #include <string>
 #include <thread>
 
+#include "support/patience.h"
+
 namespace dprobe::agent {
 namespace {
 
@@ -98,7 +100,7 @@ class Census : public ::testing::Test {
 };
 
 bool eventually(const std::atomic<bool>& flag) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  const auto deadline = std::chrono::steady_clock::now() + support::patience();
   while (!flag.load() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(1ms);
   return flag.load();
@@ -268,7 +270,7 @@ class CensusOfHandlers : public Census {
     while (!spinning.load()) std::this_thread::yield();
     std::this_thread::sleep_for(5ms);
     ::pthread_kill(worker.native_handle(), SIGUSR1);
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    const auto deadline = std::chrono::steady_clock::now() + support::patience();
     while (g_interrupted_pc.load() == 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(1ms);
     }

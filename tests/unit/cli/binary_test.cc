@@ -23,7 +23,7 @@ using BinaryRun = support::CapturedRun;
 
 // Runs DPROBE_BINARY with `args`; gives up (and kills it) after `timeout`.
 BinaryRun run_dprobe(const std::vector<std::string>& args,
-                     std::chrono::seconds timeout = std::chrono::seconds(30)) {
+                     std::chrono::milliseconds timeout = support::patience(3)) {
   std::vector<std::string> argv{DPROBE_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return support::run_captured(argv, timeout);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 
 #include "cli/plan/definitions.h"
 #include "lang/limits.h"
+#include "support/patience.h"
 #include "unit/cli/cli_test_support.h"
 #include "unit/symbols/fixture_build.h"
 
@@ -317,9 +319,11 @@ TEST(CheckCommandDeathTest, WildcardOverNamesEqualAfterTheLengthCutEnds) {
       "cc -O0 -shared -fPIC -o " + lib + " " + data_path("long_names.c") + " 2>&1";
   ASSERT_EQ(std::system(compile.c_str()), 0) << compile;
 
+  const auto alarm_seconds =
+      static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(support::patience()).count());
   EXPECT_EXIT(
       {
-        alarm(10);
+        alarm(alarm_seconds);
         const CommandRun run = run_check_with({"p " + lib + ":a_function_whose_name_*"});
         const std::vector<std::string> lines = split_lines(run.out);
         std::set<std::string> events;

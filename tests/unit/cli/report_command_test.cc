@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "support/files.h"
+#include "support/patience.h"
 #include "trace/record.h"
 #include "trace/trace_file.h"
 
@@ -182,13 +183,13 @@ TEST_F(ReportBadFiles, FifoWithoutWriterSaysWhatItWaitsFor) {
   const std::string path = dir_ + "/fifo";
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
   ReportProcess process(path);
-  ASSERT_TRUE(process.said(path + " is a FIFO: waiting for a writer\n", std::chrono::seconds(10)))
+  ASSERT_TRUE(process.said(path + " is a FIFO: waiting for a writer\n", support::patience()))
       << process.err();
   {
     std::ofstream writer(path, std::ios::binary);
     writer << file_with_notes("dprobe: from the writer\n");
   }
-  EXPECT_EQ(process.wait(std::chrono::seconds(10)), 0) << process.err();
+  EXPECT_EQ(process.wait(support::patience()), 0) << process.err();
   EXPECT_THAT(process.err(), HasSubstr("dprobe: from the writer\n"));
 }
 

@@ -46,6 +46,7 @@
 #include "core/landing_pads.h"
 #include "core/probe_registry.h"
 #include "support/memory_faults.h"
+#include "support/patience.h"
 
 extern "C" {
 // Returns dprobe_stress_base + n. Its first three instructions (10 bytes,
@@ -171,7 +172,7 @@ Result<std::vector<bool>, std::string> stop_workers(const std::vector<DisplacedR
   g_stopped.store(0);
   g_generation.store(generation);
   for (const auto& tid : g_worker_tids) ::syscall(SYS_tgkill, ::getpid(), tid.load(), kStopSignal);
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  const auto deadline = std::chrono::steady_clock::now() + support::patience();
   while (g_stopped.load() != kWorkers) {
     if (std::chrono::steady_clock::now() > deadline) std::abort();  // a worker never stopped
     std::this_thread::yield();
@@ -393,7 +394,7 @@ TEST_F(OptimizedProbeStress, ArmedThroughoutEveryCallOfEightThreadsIsOneHit) {
   ASSERT_EQ(target_bytes()[0], 0xcc);
   Workers workers(kCalls);
   // Every thread through the breakpoint a few times first.
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  const auto deadline = std::chrono::steady_clock::now() + support::patience(3);
   while (!workers.each_called(100) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
   }

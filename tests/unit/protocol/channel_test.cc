@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "protocol/messages.h"
+#include "support/patience.h"
 
 namespace dprobe::protocol {
 namespace {
@@ -104,9 +105,11 @@ void send_raw(int socket, const std::vector<uint8_t>& bytes, int fd = -1) {
   ASSERT_EQ(*sent, bytes.size());
 }
 
-// A receive that would block forever fails after a while instead.
+// A receive that would block forever fails after a patience() instead.
 void set_receive_timeout(int socket) {
-  timeval tv{5, 0};
+  const auto limit = support::patience();
+  timeval tv{static_cast<time_t>(limit.count() / 1000),
+             static_cast<suseconds_t>(limit.count() % 1000 * 1000)};
   ASSERT_EQ(setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
 }
 

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/patience.h"
 #include "trace/hit/ring_buffer.h"
 #include "trace/shared_memory.h"
 #include "unit/trace/ring_block.h"
@@ -64,8 +65,8 @@ struct SequenceChecker {
 };
 
 // Drains until the producer is done; gives up, and tells the producer to,
-// when the reader finds corruption or a minute passes, so a broken ring fails
-// the test instead of hanging it.
+// when the reader finds corruption or six patience()s pass (a minute on an
+// idle machine), so a broken ring fails the test instead of hanging it.
 struct Consumer {
   RingReader reader;
   SequenceChecker checker;
@@ -77,7 +78,7 @@ struct Consumer {
     reader.drain([&](const RecordHeader* h, std::span<const std::byte> r) { checker.check(h, r); });
   }
   void run(const std::function<bool()>& producer_running) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    const auto deadline = std::chrono::steady_clock::now() + support::patience(6);
     while (producer_running() && !reader.corrupt()) {
       drain();
       if (std::chrono::steady_clock::now() > deadline) break;
