@@ -48,10 +48,15 @@ inline constexpr int kStepsPerPatience = 10000;
 // `times` default waits, scaled by this run's process start cost (at
 // least 1 ms of it: a cached fast spawn must not shrink the waits below
 // what the slower steps of a test need).
+// Never past what ctest gives a whole test (scripts/test.sh's --timeout
+// 600): a wait that long fails with the test's own message first.
+inline constexpr std::chrono::milliseconds kLongestWait{540'000};
+
 inline std::chrono::milliseconds patience(int times = 1) {
   static const std::chrono::microseconds cost =
       std::max(process_start_cost(), std::chrono::microseconds(1000));
-  return std::chrono::duration_cast<std::chrono::milliseconds>(cost * kStepsPerPatience * times);
+  return std::min(kLongestWait, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    cost * kStepsPerPatience * times));
 }
 
 }  // namespace dprobe::support
