@@ -9,9 +9,9 @@
 
 #include "agent/agent_state.h"
 #include "agent/controller.h"
+#include "agent/hit/syscall_hit.h"
 #include "agent/hit/thread_trace.h"
 #include "agent/interpose.h"
-#include "agent/syscall_dispatch.h"
 #include "arch/probe_insn.h"
 #include "arch/runtime/raw_syscall.h"
 #include "core/text_patcher.h"
@@ -20,6 +20,23 @@ namespace dprobe::agent {
 namespace {
 
 uint64_t g_exit_function = 0;  // the C library's _exit, sent here
+
+// The program's exit_group, made here from the agent's text: recorded as
+// the C library's call at `call_site` would have been, when this thread's
+// system calls are traced (and counted: it never returns to be counted).
+void record_program_exit_group(int status, uint64_t call_site) noexcept {
+  using namespace dispatch;
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  ThreadTrace& thread = current_thread();
+  if (filter == nullptr || own_selector() == nullptr || !traced_here(thread)) return;
+  arch::SavedRegs regs{};
+  regs.slot[arch::kSyscallOrigNrSlot] = SYS_exit_group;
+  regs.slot[arch::kSyscallNrSlot] = SYS_exit_group;
+  regs.slot[arch::kSyscallArgSlots[0]] = static_cast<uint64_t>(status);
+  const Call call{SYS_exit_group, call_site + arch::kSyscallInsnBytes, &regs};
+  record_enter(*filter, call, thread);
+  count_call(*filter, SYS_exit_group, 0, 0);
+}
 
 // Every caller's _exit: exit() at its very end, the program's own _exit
 // and _Exit, a child of fork or vfork (on its parent's memory and stack:

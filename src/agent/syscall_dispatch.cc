@@ -423,19 +423,6 @@ void stop_syscall_tracing() noexcept { g_blocking.store(false); }
 
 void* dispatch_restorer() noexcept { return dprobe_dispatch_restorer; }
 
-void record_program_exit_group(int status, uint64_t call_site) noexcept {
-  const Filter* filter = g_filter.load(std::memory_order_acquire);
-  ThreadTrace& thread = current_thread();
-  if (filter == nullptr || dispatch::own_selector() == nullptr || !traced_here(thread)) return;
-  arch::SavedRegs regs{};
-  regs.slot[arch::kSyscallOrigNrSlot] = SYS_exit_group;
-  regs.slot[arch::kSyscallNrSlot] = SYS_exit_group;
-  regs.slot[arch::kSyscallArgSlots[0]] = static_cast<uint64_t>(status);
-  const Call call{SYS_exit_group, call_site + arch::kSyscallInsnBytes, &regs};
-  record_enter(*filter, call, thread);
-  count_call(*filter, SYS_exit_group, 0, 0);
-}
-
 bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) {
   if (info.si_code != kSysUserDispatch) return false;
   if (!g_blocking.load(std::memory_order_relaxed)) turn_dispatch_off_here();

@@ -115,11 +115,6 @@ std::vector<uint64_t> take_queued_sites();
 // The restorer of the SIGSYS handler: rt_sigreturn from the agent's text.
 void* dispatch_restorer() noexcept;
 
-// The program's exit_group, made by exit_hold.cc from the agent's text
-// (the C library's _exit is sent there): recorded as the program's call
-// at `call_site` would be, when this thread's calls are traced.
-void record_program_exit_group(int status, uint64_t call_site) noexcept;
-
 }  // namespace dprobe::agent
 
 #endif  // DPROBE_AGENT_SYSCALL_DISPATCH_H_

@@ -10,8 +10,11 @@
 #ifndef DPROBE_TESTS_SUPPORT_FILES_H_
 #define DPROBE_TESTS_SUPPORT_FILES_H_
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,9 +24,22 @@
 
 namespace dprobe::support {
 
+// The file's bytes, or what could be read of them: never an exception (the
+// C++ stream throws when a read fails, as one of /proc/PID/stat does once
+// PID has exited, ESRCH).
 inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[65536];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+  }
+  ::close(fd);
+  return text;
 }
 
 // A private directory, removed with everything in it at the end of scope.

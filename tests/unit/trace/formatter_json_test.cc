@@ -48,8 +48,8 @@ TEST(FormatJson, EntryEvent) {
   EXPECT_EQ(json(ev, b.build(), &symbols),
             R"({"ts":86.566478,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"test",)"
             R"("event":"opendir","ip":"0x7fdc221d4e90","sym":"opendir+0x0/0x9a","args":{)"
-            R"("path":"/tmp","d":"0x561ea4b8e250","c":"P","s":-3,"n":18446744073709551615,)"
-            R"("arr":["0x2f","0x74","0x6d"],"sym":"main+0x5a/0x120","ss":"0x10"}})"
+            R"("path":"/tmp","d":94689612587600,"c":"P","s":-3,"n":18446744073709551615,)"
+            R"("arr":[47,116,109],"sym":"main+0x5a/0x120","ss":"0x10"}})"
             "\n");
 }
 
@@ -66,16 +66,15 @@ TEST(FormatJson, ReturnEvent) {
   RecordBuilder b(ev);
   b.header(0, 1880, 1882, 86566765000).func(kOpendir).ret_ip(kMainPlus5a).value(0, 0x561ea4b8e270);
   const FakeSymbolizer symbols;
-  EXPECT_EQ(
-      json(ev, b.build(), &symbols),
-      R"({"ts":86.566765,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"test",)"
-      R"("event":"ropendir","func":"0x7fdc221d4e90","func_sym":"opendir",)"
-      R"("ret_ip":"0x561ea4b8e05a","ret_sym":"main+0x5a/0x120","args":{"rv":"0x561ea4b8e270"}})"
-      "\n");
+  EXPECT_EQ(json(ev, b.build(), &symbols),
+            R"({"ts":86.566765,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"test",)"
+            R"("event":"ropendir","func":"0x7fdc221d4e90","func_sym":"opendir",)"
+            R"("ret_ip":"0x561ea4b8e05a","ret_sym":"main+0x5a/0x120","args":{"rv":94689612587632}})"
+            "\n");
   EXPECT_EQ(json(ev, b.build()),
             R"({"ts":86.566765,"comm":"ls","pid":1880,"tid":1882,"cpu":0,"group":"test",)"
             R"("event":"ropendir","func":"0x7fdc221d4e90","ret_ip":"0x561ea4b8e05a",)"
-            R"("args":{"rv":"0x561ea4b8e270"}})"
+            R"("args":{"rv":94689612587632}})"
             "\n");
 }
 
