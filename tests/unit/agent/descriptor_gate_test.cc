@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -87,11 +88,22 @@ TEST(TakesDescriptor, NotTheCallsThatUseOrCloseOne) {
   EXPECT_FALSE(takes_descriptor(100000));
 }
 
+// The quickest of a few tries at entering the agent's side: a gate that
+// waited would make every one last its patience, while a busy machine
+// delays one now and then.
+Clock::duration quickest_agent_entry() {
+  Clock::duration quickest = Clock::duration::max();
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const auto start = Clock::now();
+    EXPECT_TRUE(enter_agent_open());
+    leave_agent_open();
+    quickest = std::min(quickest, Clock::now() - start);
+  }
+  return quickest;
+}
+
 TEST(DescriptorGate, TheAgentOpensAtOnceWhileTheProgramOpensNothing) {
-  const auto start = Clock::now();
-  ASSERT_TRUE(enter_agent_open());
-  leave_agent_open();
-  EXPECT_LT(Clock::now() - start, kAgentPatience);
+  EXPECT_LT(quickest_agent_entry(), kAgentPatience);
 }
 
 TEST(DescriptorGate, TheProgramsOpenWaitsOutTheAgents) {
@@ -122,7 +134,9 @@ TEST(DescriptorGate, TheAgentGivesUpWhileTheProgramsOpenLasts) {
   leave_agent_open();
 }
 
-TEST(DescriptorGate, TheAgentGoesOnOnceTheProgramsOpenEnds) {
+// One round: the program holds its open for 20 ms while the agent asks;
+// whether the agent got in before its patience ran out.
+bool agent_goes_on_after_a_short_open() {
   std::atomic<bool> holding{false};
   std::thread program([&] {
     enter_program_open();
@@ -135,9 +149,16 @@ TEST(DescriptorGate, TheAgentGoesOnOnceTheProgramsOpenEnds) {
   const bool entered = enter_agent_open();
   const auto waited = Clock::now() - start;
   program.join();
-  ASSERT_TRUE(entered);
-  leave_agent_open();
-  EXPECT_LT(waited, kAgentPatience) << "the agent waited out its whole patience";
+  if (entered) leave_agent_open();
+  return entered && waited < kAgentPatience;
+}
+
+// A busy machine may keep the program's thread from leaving in time once;
+// a gate that never lets the agent on after an open fails every round.
+TEST(DescriptorGate, TheAgentGoesOnOnceTheProgramsOpenEnds) {
+  bool went_on = false;
+  for (int round = 0; round < 3 && !went_on; ++round) went_on = agent_goes_on_after_a_short_open();
+  EXPECT_TRUE(went_on) << "the agent waited out its whole patience, three times";
 }
 
 // pthread_cancel unwinds a thread out of the call: it never leaves the
@@ -148,10 +169,7 @@ TEST(DescriptorGate, AHoldOfAThreadThatIsGoneIsLetGo) {
   leave_agent_open();
   enter_program_open();
   leave_program_open();
-  const auto start = Clock::now();
-  ASSERT_TRUE(enter_agent_open());
-  leave_agent_open();
-  EXPECT_LT(Clock::now() - start, kAgentPatience) << "the released hold was counted twice";
+  EXPECT_LT(quickest_agent_entry(), kAgentPatience) << "the released hold was counted twice";
 }
 
 // A forked child has the parent's counts but none of its threads.
