@@ -25,11 +25,11 @@ std::string object_prefix(const core::ProbeTarget& target) {
 std::string format_target(const core::ProbeTarget& target) {
   switch (target.kind) {
     case core::TargetKind::kSymbol: {
-      std::string out = object_prefix(target) +
-                        (needs_quotes(target.symbol) ? "'" + target.symbol + "'" : target.symbol);
-      if (target.offset > 0) out += "+" + std::to_string(target.offset);
-      if (target.offset < 0) out += std::to_string(target.offset);
-      return out;
+      std::string name = target.symbol;
+      if (target.offset > 0) name += "+" + std::to_string(target.offset);
+      if (target.offset < 0) name += std::to_string(target.offset);
+      // Quoted whole, offset included: that is how it is read back.
+      return object_prefix(target) + (needs_quotes(target.symbol) ? "'" + name + "'" : name);
     }
     case core::TargetKind::kAddress:
     case core::TargetKind::kObjectAddress:
