@@ -29,7 +29,7 @@ std::string format_target(const core::ProbeTarget& target) {
       if (target.offset > 0) name += "+" + std::to_string(target.offset);
       if (target.offset < 0) name += std::to_string(target.offset);
       // Quoted whole, offset included: that is how it is read back.
-      return object_prefix(target) + (needs_quotes(target.symbol) ? "'" + name + "'" : name);
+      return object_prefix(target) + (needs_quotes(name) ? "'" + name + "'" : name);
     }
     case core::TargetKind::kAddress:
     case core::TargetKind::kObjectAddress:

@@ -46,15 +46,21 @@ std::vector<Word> join_quoted_target(std::string_view line, std::vector<Word> sp
   const size_t close = line.find('\'', open + 1);
   // A name that can be nothing else, the quote ending a word: anything
   // else stays as written (and is refused as the kernel would).
+  // The quote ends the word, or its %return suffix does.
+  constexpr std::string_view kReturn = "%return";
+  const std::string_view after =
+      close == std::string_view::npos ? std::string_view() : line.substr(close + 1);
+  const std::string_view suffix = after.starts_with(kReturn) ? kReturn : std::string_view();
+  const size_t end = close + 1 + suffix.size();
   if (close == std::string_view::npos ||
-      (close + 1 < line.size() && std::isspace(static_cast<unsigned char>(line[close + 1])) == 0) ||
+      (end < line.size() && std::isspace(static_cast<unsigned char>(line[end])) == 0) ||
       !quotable_name(line.substr(open + 1, close - open - 1))) {
     return split;
   }
   size_t last = 1;
   while (last + 1 < split.size() && split[last + 1].position < close) ++last;
-  owned =
-      std::string(target.substr(0, quote)) + std::string(line.substr(open + 1, close - open - 1));
+  owned = std::string(target.substr(0, quote)) +
+          std::string(line.substr(open + 1, close - open - 1)) + std::string(suffix);
   split[1] = {owned, split[1].position};
   split.erase(split.begin() + 2, split.begin() + static_cast<std::ptrdiff_t>(last) + 1);
   return split;
@@ -352,7 +358,18 @@ Result<Definition, ProbeError> parse_definition(std::string_view line,
   Words words = join_words(line);
   if (words.text.empty()) return to_error({ErrorCode::BAD_PROBE_TYPE, 0}, words);
   if (words.text[0][0] == '-') return parse_removal(words);
+  const bool quoted = !words.quoted->empty();
+  const size_t target_column = words.column.size() > 1 ? words.column[1] : 0;
+  const std::string command = words.command;
   auto parsed = DefinitionParser(std::move(words), options).parse();
+  // What was quoted is a function's name once its offset is off (not a
+  // source place, an address), or it could not be printed back as it was
+  // read ('f( +0' would lose its quotes).
+  if (parsed && quoted &&
+      (parsed->source || parsed->spec.point.target.kind != core::TargetKind::kSymbol ||
+       !quotable_name(parsed->spec.point.target.symbol))) {
+    return unexpected(ProbeError{ErrorCode::BAD_PROBE_ADDR, command, target_column, {}, {}, {}});
+  }
   if (!parsed && parsed.error().detail.empty()) {
     ProbeError& error = parsed.error();
     error.detail = hint_for(error.code, error.command, error.column, options.isa);

@@ -3,8 +3,9 @@
 // A C++ name with spaces outside its brackets ('ns::C::f(int) const') is
 // written in single quotes, as bpftrace takes it: read as one word, and
 // printed back the same way. Only names that can be nothing else are
-// quotable: printable, no quote or single ':' of their own (an object goes
-// before the quotes: OBJ:'...'), brackets closed, a C++ name.
+// quotable: a C++ name, printable, beginning as a name does, no quote,
+// '%' or single ':' of its own (an object goes before the quotes:
+// OBJ:'...', %return after them), brackets closed.
 #ifndef DPROBE_LANG_QUOTED_NAME_H_
 #define DPROBE_LANG_QUOTED_NAME_H_
 

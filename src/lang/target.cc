@@ -96,9 +96,9 @@ Parsed<ParsedTarget> parse_target(std::string_view word, size_t column) {
   std::string_view place = word;
   if (colon != std::string_view::npos) {
     if (colon == 0) return fault(ErrorCode::BAD_PROBE_ADDR, column);
-    // Only a quoted C++ name may hold a space: an object's path cannot
-    // (the kernel's uprobe_events takes none either).
-    if (word.substr(0, colon).find(' ') != std::string_view::npos) {
+    // Only a quoted C++ name may hold a space or a quote: an object's path
+    // cannot (the kernel's uprobe_events takes no space either).
+    if (word.substr(0, colon).find_first_of(" '") != std::string_view::npos) {
       return fault(ErrorCode::BAD_PROBE_ADDR, column);
     }
     parsed.target.object = std::string(word.substr(0, colon));

@@ -15,7 +15,6 @@
 #ifndef DPROBE_TESTS_INTEGRATION_LIVE_PROCESS_H_
 #define DPROBE_TESTS_INTEGRATION_LIVE_PROCESS_H_
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -107,29 +106,13 @@ inline char process_state(pid_t pid) {
 // dprobe was started as, cli/process/launcher.h): the live process of the
 // program's group named dprobe, 0 when there is none (yet).
 inline pid_t dprobe_collector(pid_t program) {
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return 0;
-  pid_t found = 0;
-  while (const dirent* entry = ::readdir(proc)) {
-    const std::string name = entry->d_name;
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_file("/proc/" + name + "/stat");
-    const size_t open = stat.find('(');
-    const size_t paren = stat.rfind(')');
-    if (open == std::string::npos || paren == std::string::npos || paren + 2 >= stat.size())
-      continue;
-    char state = 0;
-    long parent = 0;
-    long group = 0;
-    if (stat.substr(open + 1, paren - open - 1) == "dprobe" &&
-        std::sscanf(stat.c_str() + paren + 1, " %c %ld %ld", &state, &parent, &group) == 3 &&
-        group == program && state != 'Z' && std::stol(name) != program) {
-      found = static_cast<pid_t>(std::stol(name));
-      break;
+  for (const support::ProcessStat& process : support::all_processes()) {
+    if (process.comm == "dprobe" && process.group == program && process.live() &&
+        process.pid != program) {
+      return process.pid;
     }
   }
-  ::closedir(proc);
-  return found;
+  return 0;
 }
 
 // Runs, and is not a zombie: for processes the test is not the parent of.

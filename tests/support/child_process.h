@@ -111,30 +111,48 @@ inline std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds lim
   return done == pid ? exit_status(wstatus) : -1;
 }
 
+// A process as its /proc/PID/stat shows it.
+struct ProcessStat {
+  pid_t pid = 0;
+  std::string comm;
+  char state = 0;  // 'R', 'S', 'Z', ...
+  long parent = 0;
+  long group = 0;
+  bool live() const { return state != 'Z' && state != 'X'; }
+};
+
+// Every process of the system, as far as /proc shows them now.
+inline std::vector<ProcessStat> all_processes() {
+  std::vector<ProcessStat> processes;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return processes;
+  while (const dirent* entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+    const std::string stat = read_file(std::string("/proc/") + entry->d_name + "/stat");
+    const size_t open = stat.find('(');
+    const size_t close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) continue;
+    ProcessStat process;
+    process.pid = static_cast<pid_t>(std::atol(entry->d_name));
+    process.comm = stat.substr(open + 1, close - open - 1);
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &process.state, &process.parent,
+                    &process.group) == 3) {
+      processes.push_back(std::move(process));
+    }
+  }
+  ::closedir(proc);
+  return processes;
+}
+
 // Whether a process of group `pgid` still runs. A zombie does not count:
 // an orphan waits for init to reap it, which some inits do only every
 // few seconds.
 inline bool group_alive(pid_t pgid) {
   if (::kill(-pgid, 0) != 0 && errno != EPERM) return false;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return true;
-  bool alive = false;
-  while (const dirent* entry = ::readdir(proc)) {
-    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-    const std::string stat = read_file(std::string("/proc/") + entry->d_name + "/stat");
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos) continue;
-    char state = 0;
-    long parent = 0;
-    long group = 0;
-    if (std::sscanf(stat.c_str() + paren + 1, " %c %ld %ld", &state, &parent, &group) == 3 &&
-        group == pgid && state != 'Z' && state != 'X') {
-      alive = true;
-      break;
-    }
+  for (const ProcessStat& process : all_processes()) {
+    if (process.group == pgid && process.live()) return true;
   }
-  ::closedir(proc);
-  return alive;
+  return false;
 }
 
 // How a program run to its end went, and what it wrote.

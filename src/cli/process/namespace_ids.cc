@@ -21,15 +21,30 @@ pid_t innermost_id(std::string_view nspid) {
   return error == std::errc() && stopped == last && id > 0 ? id : -1;
 }
 
-std::set<pid_t> host_thread_ids(pid_t pid, std::span<const uint32_t> inner) {
-  std::set<pid_t> host;
+namespace {
+
+// Each thread of `pid`: its id in its own namespace, and its host id.
+std::map<uint32_t, uint32_t> threads_by_own_id(pid_t pid) {
+  std::map<uint32_t, uint32_t> threads;
   std::error_code ec;
   for (const auto& task :
        std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    const pid_t inner_id = innermost_id(status_field(task.path().string(), "NSpid"));
-    if (inner_id > 0 &&
-        std::find(inner.begin(), inner.end(), static_cast<uint32_t>(inner_id)) != inner.end()) {
-      host.insert(static_cast<pid_t>(std::stol(task.path().filename().string())));
+    const pid_t own = innermost_id(status_field(task.path().string(), "NSpid"));
+    if (own > 0) {
+      threads[static_cast<uint32_t>(own)] =
+          static_cast<uint32_t>(std::stoul(task.path().filename().string()));
+    }
+  }
+  return threads;
+}
+
+}  // namespace
+
+std::set<pid_t> host_thread_ids(pid_t pid, std::span<const uint32_t> inner) {
+  std::set<pid_t> host;
+  for (const auto& [own, host_id] : threads_by_own_id(pid)) {
+    if (std::find(inner.begin(), inner.end(), own) != inner.end()) {
+      host.insert(static_cast<pid_t>(host_id));
     }
   }
   return host;
@@ -47,15 +62,8 @@ uint32_t HostIds::host_tid(uint32_t own_tid) {
 }
 
 void HostIds::look_up_threads() {
-  std::error_code ec;
-  for (const auto& task :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(host_pid_) + "/task", ec)) {
-    const pid_t inner_id = innermost_id(status_field(task.path().string(), "NSpid"));
-    if (inner_id <= 0) continue;
-    // A reused id names the thread that has it now.
-    host_of_[static_cast<uint32_t>(inner_id)] =
-        static_cast<uint32_t>(std::stoul(task.path().filename().string()));
-  }
+  // A reused id names the thread that has it now.
+  for (const auto& [own, host_id] : threads_by_own_id(host_pid_)) host_of_[own] = host_id;
 }
 
 }  // namespace dprobe::cli
