@@ -42,6 +42,8 @@ bool is_source_file_name(std::string_view name) {
 }
 
 std::optional<Parsed<ParsedPlace>> parse_source_place(std::string_view word, size_t column) {
+  // No place holds a space or a quote (a C++ name joined across words does).
+  if (word.find_first_of(" '") != std::string_view::npos) return std::nullopt;
   ParsedPlace parsed;
   if (word.ends_with(kReturnSuffix)) {
     parsed.has_return_suffix = true;
