@@ -25,20 +25,10 @@ using namespace std::chrono_literals;
 
 const std::string kSleeperProbe = "p:g/s sleeper_probe i=%di";
 
-// The child of `parent` (the program a `dprobe run` started), 0 if none.
+// A child of `parent` (the program strace started), 0 if none.
 pid_t child_of(pid_t parent) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_file(entry.path().string() + "/stat");
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0;
-    if (std::sscanf(stat.c_str() + paren + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
-      return static_cast<pid_t>(std::stol(name));
-    }
+  for (const support::ProcessStat& process : support::all_processes()) {
+    if (process.parent == parent) return process.pid;
   }
   return 0;
 }
