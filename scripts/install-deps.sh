@@ -27,6 +27,8 @@ PACKAGES=(
   strace
   # real programs the tests trace
   xz-utils perl openssl
+  # <sys/sdt.h>: the test programs' own SDT probe points
+  systemtap-sdt-dev
   # gdb: the oracle of user stack traces (tests/integration/analysis_stack_test.cc)
   gdb
   # the man page check (man --warnings, col) and the .deb test (cpack's
@@ -40,7 +42,7 @@ PACKAGES=(
 # The arm64 cross build's libraries, through dpkg's multiarch.
 ARM64_PACKAGES=(
   libelf-dev:arm64 libdw-dev:arm64 libfmt-dev:arm64 libzydis-dev:arm64
-  libgtest-dev:arm64 libgmock-dev:arm64
+  libgtest-dev:arm64 libgmock-dev:arm64 systemtap-sdt-dev:arm64
 )
 
 wanted=("${PACKAGES[@]}" "${ARM64_PACKAGES[@]}")

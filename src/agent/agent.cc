@@ -29,6 +29,7 @@
 #include "agent/environment.h"
 #include "agent/exit_hold.h"
 #include "agent/fork.h"
+#include "agent/semaphores.h"
 #include "agent/held_threads.h"
 #include "agent/hit/return_probes.h"
 #include "agent/hit/thread_trace.h"
@@ -243,6 +244,7 @@ class Agent {
       std::lock_guard lock(state.registry_writer);
       state.registry->disarm_all();
       state.registry->remove_range(0, UINT64_MAX);
+      release_semaphores();
       if (!watch_loader(*state.registry)) {
         return failed(probes, "the agent could not follow the dynamic loader");
       }

@@ -9,6 +9,7 @@
 #include "agent/agent_state.h"
 #include "agent/hit/hit_analysis.h"
 #include "agent/ifunc.h"
+#include "agent/semaphores.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/unsafe_code.h"
 #include "trace/event_analysis.h"
@@ -136,6 +137,7 @@ protocol::ArmReport add_probes(const protocol::Probes& probes, Objects objects) 
     auto added = state.registry->add(site, request.spec.event.id);
     const uint64_t implementation = request.ifunc ? site.address : 0;
     if (added) {
+      count_semaphore_up(request.semaphore, site.address);
       report.results.push_back(
           {request.spec.event.id, arch::ArmStatus::kArmed, {}, implementation});
     } else {

@@ -16,6 +16,7 @@
 #include "agent/held_threads.h"
 #include "agent/hit/thread_trace.h"
 #include "agent/jump_optimizer.h"
+#include "agent/semaphores.h"
 #include "agent/signals.h"
 #include "agent/syscall_dispatch.h"
 #include "agent/syscall_sites.h"
@@ -53,6 +54,7 @@ void disarm_everything() {
   if (!state.registry) return;
   std::lock_guard lock(state.registry_writer);
   state.registry->disarm_all();
+  release_semaphores();
 }
 
 Controller*& Controller::current() {

@@ -8,6 +8,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/arming.h"
+#include "agent/semaphores.h"
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
 #include "agent/hit/stack_trace.h"
@@ -60,8 +61,10 @@ void after_change() {
         return same_object(m.object, known.mapped.object);
       });
       if (present) return false;
-      for (const TextRange& range : known.mapped.text)
+      for (const TextRange& range : known.mapped.text) {
         state.registry->remove_range(range.begin, range.end);
+        forget_semaphores_of_sites(range.begin, range.end);
+      }
       changed.unloaded.push_back(known.mapped.object);
       return true;
     });

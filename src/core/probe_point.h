@@ -35,6 +35,10 @@ struct ProbePoint {
   ProbeTarget target;
   bool is_return = false;
   uint32_t maxactive = 0;  // return probes: live instances per thread, 0 = default
+  // An SDT site's semaphore: the link-time address, in the target's
+  // object, of the 16-bit counter the program tests before it reaches the
+  // site. Counted up while the probe is armed; 0 for none.
+  uint64_t sdt_semaphore = 0;
 };
 
 // How a placed probe is armed, as the kernel's kprobes/list shows it:

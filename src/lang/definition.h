@@ -4,6 +4,7 @@
 // uprobe_events' file offsets):
 //
 //   p[:[GRP/][EVENT]] TARGET [FETCHARGS]
+//   p[:[GRP/][EVENT]] [OBJ:]%sdt_PROVIDER:NAME [FETCHARGS] (lang/sdt_point.h)
 //   r[MAXACTIVE][:[GRP/][EVENT]] TARGET [FETCHARGS]     (or TARGET%return)
 //   e[:[GRP/][EVENT]] SYSTEM/EVENT [FETCHARGS]           (an event probe on a
 //                                                       syscall event; $FIELD)
@@ -23,6 +24,7 @@
 #include "arch/isa.h"
 #include "base/result.h"
 #include "lang/probe_error.h"
+#include "lang/sdt_point.h"
 #include "lang/source_place.h"
 #include "trace/event.h"
 
@@ -47,6 +49,9 @@ struct Definition {
   // A point named by source (FUNC:RLN, SRC:ALN, FUNC@SRC): the DWARF gives
   // its addresses, and the target becomes SYM+OFFS (or OBJ:0xADDR) then.
   std::optional<SourcePlace> source;
+  // A point the program was compiled with (%sdt_PROVIDER:NAME): its notes
+  // give its sites and its $argN (cli/plan/sdt_points.h).
+  std::optional<SdtPoint> sdt;
   // The link-time address the DWARF was read at, once resolved: a source
   // place's, and any probe's with source variables (past the prologue).
   uint64_t link_address = 0;

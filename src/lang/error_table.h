@@ -107,7 +107,10 @@ namespace dprobe::lang {
   X(VAR_OPTIMIZED,     "The variable has no location at this probe point")              \
   X(BAD_MEMBER_OP,     "A pointer's member is reached with '->', a structure's with '.'") \
   X(VAR_UNSUPPORTED,   "The variable can not be fetched at this probe point")           \
-  X(VAR_ON_RETPROBE,   "Source variables are not available at function exit")
+  X(VAR_ON_RETPROBE,   "Source variables are not available at function exit")          \
+  /* dprobe's own, for the probe points programs are compiled with: */                \
+  X(NO_SDT_POINT,      "No SDT probe point of the object matches")                      \
+  X(BAD_SDT_OPERAND,   "The SDT probe point's operand can not be fetched")
 // clang-format on
 
 enum class ErrorCode : uint8_t {

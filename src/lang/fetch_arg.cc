@@ -135,7 +135,7 @@ Parsed<EventArg> parse_variable_list(std::string_view word, size_t column, size_
     return fault(ErrorCode::BAD_VAR_ARGS, column);
   }
   if (context.is_return) return fault(ErrorCode::VAR_ON_RETPROBE, column);
-  if (body == "$arg*" && !context.at_function_entry) {
+  if (body == "$arg*" && !context.at_function_entry && !context.sdt) {
     return fault(ErrorCode::NOFENTRY_ARGS, column);
   }
   EventArg arg;
@@ -187,6 +187,7 @@ Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
   if (!type) return unexpected(type.error());
   arg.type = type->id;
   arg.type_text = type->text;
+  arg.type_written = suffix->has_type;
   if (!context.event_probe && is_variable_path(suffix->expr)) {
     auto deferred =
         defer_variable(arg, *suffix, body, body_column, body_start != 0, context, previous);

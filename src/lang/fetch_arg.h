@@ -36,6 +36,8 @@ struct ArgContext {
   // $NAME that is not a variable of the language is BAD_VAR.
   std::span<const EventField> fields = {};
   bool event_probe = false;
+  // An SDT point: $argN are its note's operands, wherever it is.
+  bool sdt = false;
 };
 
 // `previous` are the arguments before this one, whose names it may not

@@ -94,7 +94,7 @@ class ExprParser {
     const auto number = parse_decimal(digits);
     if (!number) return fault(ErrorCode::BAD_VAR, column);
     if (*number == 0 || *number > kMaxArgNumber) return fault(ErrorCode::BAD_ARG_NUM, column);
-    if (!context_.is_return && !context_.at_function_entry) {
+    if (!context_.is_return && !context_.at_function_entry && !context_.sdt) {
       return fault(ErrorCode::NOFENTRY_ARGS, column);
     }
     // A return probe keeps its arguments from the entry, so many of them.

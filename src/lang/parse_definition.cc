@@ -18,6 +18,7 @@
 #include "lang/limits.h"
 #include "lang/naming.h"
 #include "lang/quoted_name.h"
+#include "lang/sdt_point.h"
 #include "lang/syscall_events.h"
 #include "lang/target.h"
 
@@ -231,6 +232,10 @@ class DefinitionParser {
  private:
   Parsed<void> parse_point(const Header& header) {
     const size_t column = words_.column[1];
+    if (auto sdt = parse_sdt_point(words_.text[1], column)) {
+      if (!*sdt) return unexpected(sdt->error());
+      return parse_sdt_point_of(header, **sdt);
+    }
     if (auto place = parse_source_place(words_.text[1], column)) {
       if (!*place) return unexpected(place->error());
       return parse_source_point(header, **place);
@@ -275,6 +280,34 @@ class DefinitionParser {
     def_.event_named = !header.name.event.empty();
     def_.event_column = header.name.event_column;
     event.name = def_.event_named ? header.name.event : source_event_name(point, place.place);
+    return {};
+  }
+
+  // [OBJ:]%sdt_PROVIDER:NAME: a symbol target once its notes place it;
+  // named as perf probe names it, sdt_PROVIDER/NAME.
+  Parsed<void> parse_sdt_point_of(const Header& header, const ParsedSdtPoint& parsed) {
+    if (header.is_return) return fault(ErrorCode::BAD_RETPROBE, words_.column[1]);
+    core::ProbePoint& point = def_.spec.point;
+    point.target.kind = core::TargetKind::kSymbol;
+    point.target.object = parsed.object;
+    point.target.symbol = format_sdt_point(parsed.point);  // printed back as written
+    def_.target_column = words_.column[1];
+    def_.symbol_column = parsed.point_column;
+    def_.sdt = parsed.point;
+    def_.sdt->group_written = !header.name.group.empty();
+    def_.wildcard = has_wildcard(parsed.point.provider) || has_wildcard(parsed.point.name);
+    trace::EventDesc& event = def_.spec.event;
+    def_.event_named = !header.name.event.empty();
+    def_.event_column = header.name.event_column;
+    if (def_.event_named && def_.wildcard) {
+      return fault(ErrorCode::WILDCARD_EVENT, def_.event_column);
+    }
+    event.group = def_.sdt->group_written ? header.name.group : "sdt_" + parsed.point.provider;
+    event.name = def_.event_named ? header.name.event : parsed.point.name;
+    if (!def_.sdt->group_written && !has_wildcard(parsed.point.provider) &&
+        event.group.size() > kMaxEventNameLen) {
+      return fault(ErrorCode::GROUP_TOO_LONG, parsed.point_column);
+    }
     return {};
   }
 
@@ -327,9 +360,9 @@ class DefinitionParser {
     const bool unknown_offset = point.target.kind != core::TargetKind::kSymbol;
     std::vector<EventField> fields;
     if (attached_) fields = attached_->fields();
-    const ArgContext context{options_.isa, point.is_return,
-                             unknown_offset || point.target.offset == 0, fields,
-                             attached_.has_value()};
+    const ArgContext context{
+        options_.isa, point.is_return,       unknown_offset || point.target.offset == 0,
+        fields,       attached_.has_value(), def_.sdt.has_value()};
     trace::EventDesc& event = def_.spec.event;
     uint32_t size = trace::first_arg_offset(point.is_return);
     for (size_t i = 0; i < count; ++i) {

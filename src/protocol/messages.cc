@@ -9,7 +9,7 @@ namespace {
 
 // Smallest encodings, to refuse counts a message could not hold.
 constexpr size_t kMinObjectBytes = 4 + 8 * 3 + 1;
-constexpr size_t kMinProbeBytes = 8 * 3 + 1 + 4;
+constexpr size_t kMinProbeBytes = 8 * 3 + 1 + 8 + 4;
 constexpr size_t kMinArgBytes = 4 * 6;
 constexpr size_t kMinSpecBytes = 1 + 4 + 2 + 4 + 4 + 4;
 constexpr size_t kMinResultBytes = 2 + 1 + 4 + 8;  // id, status, message length, implementation
@@ -112,6 +112,7 @@ void put_probe(WireWriter& w, const ProbeRequest& probe) {
   w.u64(probe.function_address);
   w.u64(probe.function_size);
   w.boolean(probe.ifunc);
+  w.u64(probe.semaphore);
   put_spec(w, probe.spec);
 }
 
@@ -121,6 +122,7 @@ ProbeRequest get_probe(WireReader& r) {
   probe.function_address = r.u64();
   probe.function_size = r.u64();
   probe.ifunc = r.boolean();
+  probe.semaphore = r.u64();
   probe.spec = get_spec(r);
   return probe;
 }

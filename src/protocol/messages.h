@@ -34,7 +34,7 @@
 
 namespace dprobe::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 6;
+inline constexpr uint32_t kProtocolVersion = 7;
 
 enum class MessageType : uint8_t {
   kHello = 1,
@@ -104,6 +104,10 @@ struct ProbeRequest {
   // `address` is an IFUNC's resolver: the agent probes the implementation
   // it picks, where the program's calls go (function_* unknown then).
   bool ifunc = false;
+  // An SDT site's semaphore, run-time: counted up while the probe is armed
+  // (so that the program's `if (PROVIDER_NAME_ENABLED())` lets it reach
+  // the site), down when it is disarmed; 0 for none.
+  uint64_t semaphore = 0;
 };
 
 struct Probes {

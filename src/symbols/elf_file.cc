@@ -136,8 +136,8 @@ Result<void, LookupError> ElfFile::read_headers() {
     GElf_Phdr phdr;
     if (gelf_getphdr(elf_, static_cast<int>(i), &phdr) == nullptr) continue;
     if (phdr.p_type == PT_LOAD) {
-      segments_.push_back(
-          {phdr.p_vaddr, phdr.p_offset, phdr.p_filesz, phdr.p_memsz, (phdr.p_flags & PF_X) != 0});
+      segments_.push_back({phdr.p_vaddr, phdr.p_offset, phdr.p_filesz, phdr.p_memsz,
+                           (phdr.p_flags & PF_X) != 0, (phdr.p_flags & PF_W) != 0});
     } else if (phdr.p_type == PT_INTERP) {
       Elf_Data* data = elf_getdata_rawchunk(elf_, static_cast<int64_t>(phdr.p_offset),
                                             phdr.p_filesz, ELF_T_BYTE);

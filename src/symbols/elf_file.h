@@ -48,6 +48,17 @@ struct LoadSegment {
   uint64_t file_size;
   uint64_t mem_size;
   bool executable;
+  bool writable = false;
+};
+
+// A statically defined probe point (SystemTap's SDT, DTrace's USDT): a nop
+// the program was compiled with, described by a note in .note.stapsdt.
+struct SdtNote {
+  std::string provider;
+  std::string name;
+  uint64_t address = 0;    // the nop, link-time (moved as .stapsdt.base moved)
+  uint64_t semaphore = 0;  // the counter that enables it, link-time; 0 for none
+  std::string arguments;   // the operands, "-4@%eax 8@-16(%rbp)"
 };
 
 class ElfFile {
@@ -82,6 +93,10 @@ class ElfFile {
 
   // Translation through PT_LOAD segments; only bytes present in the file
   // (inside p_filesz) have a file offset.
+  // Its SDT probe points, in note order (sdt_notes.cc).
+  std::vector<SdtNote> sdt_notes() const;
+  bool is_writable_vaddr(uint64_t vaddr, uint64_t size) const;
+
   std::optional<uint64_t> file_offset_of(uint64_t vaddr) const;
   std::optional<uint64_t> vaddr_of_file_offset(uint64_t offset) const;
   bool is_executable_vaddr(uint64_t vaddr) const;

@@ -45,6 +45,9 @@ struct EventArg {
   // then. `source_type` is the type written after it, empty for the DWARF's.
   std::string source_expr;
   std::string source_type;
+  // A :TYPE was written. Where none was, an SDT operand's $argN takes the
+  // operand's own size and sign (cli/plan/sdt_points.cc).
+  bool type_written = false;
 
   uint32_t field_size() const { return fetch_type(type).size * (count ? count : 1); }
   bool is_bitfield() const { return !type_text.empty() && type_text[0] == 'b'; }

@@ -17,6 +17,7 @@
 #include "cli/command/variable_listing.h"
 #include "cli/plan/target_resolver.h"
 #include "cli/process/executable.h"
+#include "lang/sdt_point.h"
 #include "lang/target.h"
 #include "symbols/lookup_error.h"
 
@@ -29,6 +30,11 @@ struct Pattern {
 };
 
 Pattern split_pattern(const std::string& text) {
+  // "[OBJ:]%sdt_PROVIDER:NAME": its own ':' is no object's.
+  if (const size_t sdt = text.find(lang::kSdtPrefix);
+      sdt != std::string::npos && (sdt == 0 || text[sdt - 1] == ':')) {
+    return {text.substr(0, sdt == 0 ? 0 : sdt - 1), text.substr(sdt)};
+  }
   const size_t colon = lang::object_separator(text);
   if (colon == std::string::npos) return {{}, text.empty() ? "*" : text};
   const std::string glob = text.substr(colon + 1);
@@ -68,6 +74,24 @@ std::string ifunc_note(const LoadedObject& object, const symbols::FunctionSymbol
          (resolver ? "; its resolver is " + object.elf.path() + ":" + hex(*resolver) : "") + "]";
 }
 
+// `%sdt_PROVIDER:NAME` globs: the SDT points of the object, a line per
+// site: its address, the point, its operands and its semaphore.
+bool is_sdt_pattern(const std::string& glob) { return glob.starts_with(lang::kSdtPrefix); }
+
+std::string list_sdt_points(const LoadedObject& object, const std::string& glob) {
+  const std::string pattern = glob.substr(lang::kSdtPrefix.size());
+  std::string text;
+  for (const symbols::SdtNote& note : object.elf.sdt_notes()) {
+    if (!glob_match(pattern, note.provider + ":" + note.name)) continue;
+    fmt::format_to(std::back_inserter(text), "0x{:016x} {}{}:{} {}", note.address, lang::kSdtPrefix,
+                   note.provider, note.name, note.arguments);
+    if (note.semaphore != 0)
+      fmt::format_to(std::back_inserter(text), " [semaphore 0x{:x}]", note.semaphore);
+    text += "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors) {
@@ -85,6 +109,10 @@ int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors
     errors << "\n";
     return 2;
   }
+  if (is_sdt_pattern(pattern.glob)) {
+    out << list_sdt_points(**object, pattern.glob);
+    return 0;
+  }
   std::string text;
   for (const symbols::FunctionSymbol* function : (*object)->table.match(pattern.glob)) {
     fmt::format_to(std::back_inserter(text), "0x{:016x} {:8} {}{}\n", function->address,
@@ -99,7 +127,9 @@ Subcommand add_list_command(CLI::App& app) {
   auto list = std::make_shared<ListOptions>();
   CLI::App* command = app.add_subcommand("list", "List the functions of an ELF object");
   command->add_option("-x,--exec", list->executable, "Executable to list (or to find OBJ for)");
-  command->add_option("pattern", list->pattern, "[OBJ:]GLOB, e.g. 'libc.so.6:str*'");
+  command->add_option("pattern", list->pattern,
+                      "[OBJ:]GLOB, e.g. 'libc.so.6:str*'; [OBJ:]%sdt_GLOB lists the SDT probe "
+                      "points, e.g. '%sdt_python:*'");
   CLI::Option* lines =
       command->add_option("-L,--line", list->line_function,
                           "Show FUNC[@SRC]'s source with its probe-able lines numbered, as perf "

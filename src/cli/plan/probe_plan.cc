@@ -73,6 +73,9 @@ class Planner {
     request.function_address = placement->first.function_address;
     request.function_size = placement->first.function_size;
     request.ifunc = placement->first.ifunc;
+    if (spec.point.sdt_semaphore != 0) {
+      request.semaphore = placement->second.loaded->bias + spec.point.sdt_semaphore;
+    }
     request.spec = spec;
     for (size_t i = 0; i < request.spec.event.args.size(); ++i) {
       const size_t column = i < site.arg_columns.size() ? site.arg_columns[i] : 0;

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "base/strings.h"
+#include "cli/plan/object_targets.h"
+#include "cli/plan/sdt_points.h"
 #include "cli/plan/variable_args.h"
 #include "lang/limits.h"
 #include "lang/naming.h"
@@ -103,6 +105,11 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve_
   if (needs_executable && executable_.empty()) {
     return error_at(ErrorCode::NO_EXECUTABLE, def, def.target_column);
   }
+  if (def.sdt) {
+    auto object = load(target.object);
+    if (!object) return lookup_error(object.error(), def);
+    return resolve_sdt_sites(std::move(def), **object);
+  }
   if (def.source) return resolve_source(std::move(def));
   if (target.kind == core::TargetKind::kSymbol) return resolve_symbol(std::move(def));
   if (auto checked = check_address(def); !checked) return unexpected(checked.error());
@@ -164,39 +171,6 @@ const symbols::DebugInfo* TargetResolver::debug_info(const LoadedObject& object)
 }
 
 namespace {
-
-// BASE_N, cut to the longest event name: the base is cut, not the suffix,
-// so that names equal after the cut still come out different.
-std::string numbered_event_name(const std::string& base, size_t n) {
-  const std::string suffix = "_" + std::to_string(n);
-  return base.substr(0, lang::kMaxEventNameLen - suffix.size()) + suffix;
-}
-
-// The target of one address (the DWARF's, a wildcard's): SYM+OFFS when the
-// name of the function there finds it, else PATH:0xOFFSET (static functions
-// that share a name, a compatibility version), which is what perf probe
-// writes to uprobe_events.
-std::optional<core::ProbeTarget> target_at(const LoadedObject& object, const std::string& name,
-                                           uint64_t address) {
-  core::ProbeTarget target;
-  target.object = name;
-  if (auto where = object.table.symbolize(address)) {
-    const auto offset = static_cast<int64_t>(where->offset);
-    auto by_name = symbols::resolve_symbol(object.elf, object.table, where->function->name, offset);
-    if (by_name && by_name->address == address) {
-      target.kind = core::TargetKind::kSymbol;
-      target.symbol = where->function->name;
-      target.offset = offset;
-      return target;
-    }
-  }
-  const auto offset = object.elf.file_offset_of(address);
-  if (!offset) return std::nullopt;
-  target.kind = core::TargetKind::kFileOffset;
-  target.object = object.elf.path();
-  target.offset = static_cast<int64_t>(*offset);
-  return target;
-}
 
 Result<std::vector<symbols::CodeAddress>> find_place(const symbols::DebugInfo& info,
                                                      const lang::SourcePlace& place) {

@@ -1,0 +1,76 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// SDT probe points (<sys/sdt.h>) for tests/oracle/run_sdt.sh and
+// tests/integration/sdt_test.cc: operands in registers, in memory on the
+// stack, constants, a global variable (pc-relative on x86_64), a string,
+// a point with two sites, and a point guarded by a semaphore. Runs its
+// loop argv[1] times (default 5), then prints how often the guarded
+// point's semaphore let it through: 0 untraced.
+//
+// Built a second time with -DSDT_NO_SEMAPHORES (sdt_plain_O2): the notes
+// then name no semaphore, and the guarded point is not guarded.
+#ifndef SDT_NO_SEMAPHORES
+#define _SDT_HAS_SEMAPHORES 1
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/sdt.h>
+
+#ifndef SDT_NO_SEMAPHORES
+// With semaphores, sdt.h names one for every point of the file,
+// PROVIDER_NAME_semaphore in .probes: a tracer counts it up while it
+// traces the point. Only `guarded` tests its own.
+#define SEMAPHORE(name)                                                               \
+  __extension__ unsigned short dprobe_test_##name##_semaphore __attribute__((unused)) \
+  __attribute__((section(".probes")))
+SEMAPHORE(values);
+SEMAPHORE(text);
+SEMAPHORE(guarded);
+SEMAPHORE(twice);
+#define GUARD_OPEN dprobe_test_guarded_semaphore
+#else
+#define GUARD_OPEN 1
+#endif
+
+long counter = 1000;
+static const char* const kWords[] = {"alpha", "beta", "gamma delta", ""};
+
+__attribute__((noinline)) static void point_values(int i, long big, short small) {
+  DTRACE_PROBE4(dprobe_test, values, i, big, small, counter);
+}
+
+__attribute__((noinline)) static void point_text(int i) {
+  const char* word = kWords[i % 4];
+  DTRACE_PROBE3(dprobe_test, text, word, -i, 42);
+}
+
+__attribute__((noinline)) static int point_guarded(int i) {
+  if (GUARD_OPEN) {
+    DTRACE_PROBE1(dprobe_test, guarded, i * 3);
+    return 1;
+  }
+  return 0;
+}
+
+// One point, two sites: a probe on it is two probes.
+__attribute__((noinline)) static void point_twice(int i) {
+  if (i % 2 == 0) {
+    DTRACE_PROBE1(dprobe_test, twice, i);
+  } else {
+    DTRACE_PROBE1(dprobe_test, twice, -i);
+  }
+}
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? atoi(argv[1]) : 5;
+  int guarded = 0;
+  for (int i = 0; i < rounds; ++i) {
+    counter += i;
+    point_values(i, -1000000000L * i, (short)(-300 + i));
+    point_text(i);
+    guarded += point_guarded(i);
+    point_twice(i);
+  }
+  printf("guarded %d\n", guarded);
+  return 0;
+}
