@@ -116,7 +116,7 @@ class SiteArgs {
     if (written.empty()) written.push_back(every_operand_marker());
     std::vector<trace::EventArg> out;
     for (size_t i = 0; i < written.size(); ++i) {
-      const size_t column = i < def_.arg_columns.size() ? def_.arg_columns[i] : def_.target_column;
+      const size_t column = i < def_.arg_columns.size() ? def_.arg_columns[i] : def_.symbol_column;
       std::vector<trace::EventArg> made;
       if (written[i].source_expr == "$arg*") {
         for (size_t n = 0; n < operands.size(); ++n) made.push_back(operand_arg(n));

@@ -345,3 +345,31 @@ TEST(CheckCommandDeathTest, WildcardOverNamesEqualAfterTheLengthCutEnds) {
 
 }  // namespace
 }  // namespace dprobe::cli
+
+namespace dprobe::cli {
+namespace {
+
+// Each site of an SDT point is a probe of its own, its $argN the fetches
+// of the operands gcc chose there (fixtures/sdt.c): registers, a
+// pc-relative variable, a constant; typed by the operand unless typed.
+TEST(CheckCommand, SdtPointsBecomeTheirSitesWithTheirOperands) {
+  const auto& fx = fixture();
+  ASSERT_TRUE(fx.ok) << fx.error;
+  const std::string sdt = fx.sdt;
+  const CommandRun run = run_check_with({
+      "p " + sdt + ":%sdt_fix:r*",
+      "p " + sdt + ":%sdt_fix:global",
+      "p:c/k " + sdt + ":%sdt_fix:constant k=$arg1 kx=$arg1:x16",
+      "p " + sdt + ":%sdt_fix:guarded $arg* low=+0($arg1):u8",
+  });
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.out, "p:sdt_fix/regs " + sdt + ":fix_points arg1=%di:s32 arg2=%si:s64\n" +
+                         "p:sdt_fix/global " + sdt + ":fix_points+1 arg1=@" + sdt +
+                         ":fix_counter:s64\n" + "p:c/k " + sdt +
+                         ":fix_points+2 k=\\42:s32 kx=\\42:x16\n" + "p:sdt_fix/guarded " + sdt +
+                         ":fix_points+13 arg1=%di:s32 low=+0(%di):u8\n");
+}
+
+}  // namespace
+}  // namespace dprobe::cli

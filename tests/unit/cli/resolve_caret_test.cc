@@ -48,6 +48,7 @@ void PrintTo(const ResolveCaretCase& c, std::ostream* os) { *os << c.definition;
 // Placeholders for paths known only at run time; a caret after one moves by
 // the length the substitution adds.
 //   {FIX}   the symbols fixture's libfix.so.1.0 (two static helper()s, data_function)
+//   {SDT}   the symbols fixture's sdt program (its SDT points, gcc's operands)
 //   {DATA}  tests/unit/cli/data
 // clang-format off
 constexpr ResolveCaretCase kResolveCaretCases[] = {
@@ -93,6 +94,16 @@ constexpr ResolveCaretCase kResolveCaretCases[] = {
      R"(^)", ErrorCode::SAME_PROBE, R"(p:dprobes/p_malloc_0 libc.so.6:malloc arg1=%di:x64)"},
     {R"(p:grp/ev libc.so.6:malloc)",
      R"(^)", ErrorCode::SAME_PROBE, R"(p:grp/ev libc.so.6:malloc)"},
+    {R"(p {SDT}:%sdt_fix:nothing)",
+     R"(        ^)", ErrorCode::NO_SDT_POINT},
+    {R"(p {SDT}:%sdt_*:zz*)",
+     R"(        ^)", ErrorCode::NO_SDT_POINT},
+    {R"(p {SDT}:%sdt_fix:regs $arg1 $arg3)",
+     R"(                            ^)", ErrorCode::BAD_ARG_NUM},
+    {R"(p {SDT}:%sdt_fix:indexed)",
+     R"(        ^)", ErrorCode::BAD_SDT_OPERAND},
+    {R"(p {SDT}:%sdt_fix:indexed x=+8($arg1):u32)",
+     R"(                         ^)", ErrorCode::BAD_SDT_OPERAND},
     {R"(-:grp/nothing)",
      R"(      ^)", ErrorCode::NO_SUCH_EVENT},
     {R"(-:grp/ev)",
@@ -139,6 +150,7 @@ struct Expanded {
 Expanded expand(std::string_view text, size_t column = 0) {
   const std::pair<std::string_view, std::string> substitutions[] = {
       {"{FIX}", fixture().lib},
+      {"{SDT}", fixture().sdt},
       {"{DATA}", test_support::data_dir()},
   };
   Expanded out{std::string(text), column};

@@ -12,6 +12,7 @@
 //   <root>/decoy/libfix.so.1     libfix stripped (.dynsym only)
 //   <root>/wrongarch/libfix.so.1 libfix with a foreign e_machine
 //   <root>/plugins/libplugin.so  needed by nobody
+//   <root>/sdt                   SDT probe points (fixtures/sdt.c, gcc's operands)
 //
 //   const Fixture& fx = fixture();
 //   ASSERT_TRUE(fx.ok) << fx.error;
@@ -48,6 +49,7 @@ struct Fixture {
   std::string stripped;   // decoy/libfix.so.1
   std::string wrong_arch;
   std::string plugin;
+  std::string sdt;
 
   ~Fixture() {
     std::error_code ec;
@@ -96,6 +98,7 @@ inline void build(Fixture& fx) {
   fx.stripped = r + "/decoy/libfix.so.1";
   fx.wrong_arch = r + "/wrongarch/libfix.so.1";
   fx.plugin = r + "/plugins/libplugin.so";
+  fx.sdt = r + "/sdt";
   const std::string lib_sources = fixture_source("fix_a.c") + " " + fixture_source("fix_b.c");
   const std::string shared = "cc -O0 -shared -fPIC -Wl,-soname,libfix.so.1 ";
   const std::string link_app =
@@ -109,7 +112,8 @@ inline void build(Fixture& fx) {
       run(link_app + "-Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib' -o " + fx.app, fx.error) &&
       run(link_app + "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/../lib' -o " + fx.app_rpath,
           fx.error) &&
-      run(link_app + "-o " + fx.app_plain, fx.error);
+      run(link_app + "-o " + fx.app_plain, fx.error) &&
+      run("cc -O2 -o " + fx.sdt + " " + fixture_source("sdt.c"), fx.error);
 }
 
 }  // namespace detail
