@@ -47,14 +47,24 @@ void publish_session(int32_t tracer_pid) {
   __atomic_store_n(&dprobe_session_tracer, tracer_pid, __ATOMIC_RELEASE);
 }
 
+// Before the recording stops, while the probes still record: from then on
+// the program lets no thread through a guard to an SDT site, so each pass
+// through one is an event.
+static void close_sdt_guards() {
+  AgentState& state = agent_state();
+  if (!state.registry) return;
+  std::lock_guard lock(state.registry_writer);
+  release_semaphores();
+}
+
 void disarm_everything() {
   AgentState& state = agent_state();
+  close_sdt_guards();
   state.recording.store(false);
   stop_syscall_tracing();
   if (!state.registry) return;
   std::lock_guard lock(state.registry_writer);
   state.registry->disarm_all();
-  release_semaphores();
 }
 
 Controller*& Controller::current() {
@@ -215,6 +225,7 @@ void Controller::read_loop() {
 // handlers are waited for: one stopped inside a hit would hold the wait up.
 void Controller::disarm_for_detach(int socket) {
   AgentState& state = agent_state();
+  close_sdt_guards();
   state.recording.store(false);
   stop_syscall_tracing();
   if (!state.registry) return;

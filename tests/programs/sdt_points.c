@@ -2,10 +2,14 @@
 //
 // SDT probe points (<sys/sdt.h>) for tests/oracle/run_sdt.sh and
 // tests/integration/sdt_test.cc: operands in registers, in memory on the
-// stack, constants, a global variable (pc-relative on x86_64), a string,
-// a point with two sites, and a point guarded by a semaphore. Runs its
-// loop argv[1] times (default 5), then prints how often the guarded
-// point's semaphore let it through: 0 untraced.
+// stack, constants, a global variable, a string, a point with two sites,
+// and a point guarded by a semaphore.
+//   sdt_points [ROUNDS [STOP]]
+// Runs its loop ROUNDS times (default 5), then prints how often the
+// guarded point's semaphore let it through (0 untraced). With STOP, a
+// file: prints "ready", then runs rounds until STOP exists, and prints
+// the rounds, the guarded ones and the semaphore's value at the end (0
+// once every tracer has let go).
 //
 // Built a second time with -DSDT_NO_SEMAPHORES (sdt_plain_O2): the notes
 // then name no semaphore, and the guarded point is not guarded.
@@ -15,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sdt.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifndef SDT_NO_SEMAPHORES
 // With semaphores, sdt.h names one for every point of the file,
@@ -61,16 +67,35 @@ __attribute__((noinline)) static void point_twice(int i) {
   }
 }
 
+static int round_of(int i) {
+  counter += i;
+  point_values(i, -1000000000L * i, (short)(-300 + i));
+  point_text(i);
+  const int guarded = point_guarded(i);
+  point_twice(i);
+  return guarded;
+}
+
+// Rounds a millisecond apart until `stop` exists.
+static int run_until(const char* stop) {
+  printf("ready\n");
+  fflush(stdout);
+  int rounds = 0;
+  int guarded = 0;
+  const struct timespec pause = {0, 1000000};
+  while (access(stop, F_OK) != 0) {
+    guarded += round_of(rounds++ % 1000);
+    nanosleep(&pause, NULL);
+  }
+  printf("rounds %d guarded %d semaphore %d\n", rounds, guarded, (int)GUARD_OPEN);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? atoi(argv[1]) : 5;
+  if (argc > 2) return run_until(argv[2]);
   int guarded = 0;
-  for (int i = 0; i < rounds; ++i) {
-    counter += i;
-    point_values(i, -1000000000L * i, (short)(-300 + i));
-    point_text(i);
-    guarded += point_guarded(i);
-    point_twice(i);
-  }
+  for (int i = 0; i < rounds; ++i) guarded += round_of(i);
   printf("guarded %d\n", guarded);
   return 0;
 }
