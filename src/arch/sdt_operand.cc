@@ -142,6 +142,10 @@ Result<void> parse_arm64(std::string_view op, std::string_view text, SdtOperand&
       std::string_view rest = inside.substr(comma + 1);
       while (rest.starts_with(" ")) rest.remove_prefix(1);
       if (rest.starts_with("#")) rest.remove_prefix(1);
+      if (rest.starts_with(":")) {
+        return fail("an address the assembler computes (" + std::string(rest) +
+                    "), which the note does not give: " + std::string(text));
+      }
       const auto parsed = parse_s64(rest);
       if (!parsed) return fail("an offset that is no number: " + std::string(text));
       offset = *parsed;

@@ -116,6 +116,51 @@ TEST(Sdt, TheSemaphoreIsUpWhileAttachedAndBackAfterTheDetach) {
   EXPECT_THAT(out, ::testing::HasSubstr("semaphore 0\n"));
 }
 
+// Filters, hist triggers and trace files take an SDT point's arguments by
+// the names they got, as any event's.
+TEST(Sdt, FiltersHistsAndTraceFilesTakeTheOperands) {
+  const std::string prog = program("sdt_points_O2");
+  const std::string point = "p:s/v " + prog + ":%sdt_dprobe_test:values";
+  const RunResult filtered = run_traced({point}, {prog, "6"}, {"--filter", "s/v:arg1 >= 2"});
+  ASSERT_EQ(filtered.status, 0) << filtered;
+  const auto kept = events_named(parse_trace(filtered.out), "v");
+  ASSERT_EQ(kept.size(), 4u) << filtered;
+  EXPECT_EQ(kept.front().arg("arg1"), "2");
+  const RunResult hist =
+      run_traced({point}, {prog, "6"}, {"--trigger", "s/v:hist:keys=arg1:vals=arg4"});
+  ASSERT_EQ(hist.status, 0) << hist;
+  EXPECT_THAT(hist.out + hist.err,
+              ::testing::HasSubstr("{ arg1:          3 } hitcount:          1  arg4:       1006"));
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string file = dir.file("sdt.trace");
+  const RunResult recorded = run_dprobe({"record", "-o", file, "-e", point, "--", prog, "3"});
+  ASSERT_EQ(recorded.status, 0) << recorded;
+  const RunResult report = run_dprobe({"report", file});
+  ASSERT_EQ(report.status, 0) << report;
+  const auto lines = events_named(parse_trace(report.out), "v");
+  ASSERT_EQ(lines.size(), 3u) << report;
+  EXPECT_EQ(lines[2].arg("arg2"), "-2000000000");
+}
+
+// A point of a library loaded later is armed as the loader maps it, before
+// its constructor runs; each new copy's semaphore starts at 0 and is
+// counted up again (dl_host loads and unloads the plugin each cycle).
+TEST(Sdt, APointOfALibraryLoadedLaterFiresOnEveryLoad) {
+  const std::string plugin = program("libdprobe_test_plugin.so");
+  const RunResult run = run_traced({"p " + plugin + ":%sdt_dprobe_plugin:called x=$arg1"},
+                                   {program("dl_host_O2"), DPROBE_PROGRAMS_DIR, "3", "ctor"});
+  ASSERT_EQ(run.status, 0) << run;
+  std::vector<std::string> values;
+  for (const TraceLine& line : events_named(parse_trace(run.out), "called")) {
+    values.push_back(line.arg("x"));
+  }
+  const std::vector<std::string> cycle = {"-1", "1", "2", "-2"};
+  std::vector<std::string> expected;
+  for (int i = 0; i < 3; ++i) expected.insert(expected.end(), cycle.begin(), cycle.end());
+  EXPECT_EQ(values, expected) << run;
+}
+
 // Python 3.11 fires function__return at every return of a Python
 // function; its function__entry fires for a few frames only (a generator
 // expression's first, a lambda's at import): 3.11's interpreter enters

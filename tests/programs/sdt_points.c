@@ -42,7 +42,11 @@ long counter = 1000;
 static const char* const kWords[] = {"alpha", "beta", "gamma delta", ""};
 
 __attribute__((noinline)) static void point_values(int i, long big, short small) {
-  DTRACE_PROBE4(dprobe_test, values, i, big, small, counter);
+  // In a register: arm64's GCC would name the global by an address the
+  // assembler computes ([x3, #:lo12:.LANCHOR1]), which no note gives.
+  long now = counter;
+  __asm__("" : "+r"(now));
+  DTRACE_PROBE4(dprobe_test, values, i, big, small, now);
 }
 
 __attribute__((noinline)) static void point_text(int i) {

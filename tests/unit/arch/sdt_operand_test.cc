@@ -102,7 +102,7 @@ TEST(SdtOperand, RefusesWhatNoFetchCanRead) {
                                 "8@0x10(%rip)", "8@-16(%eax)", "8@foo", "x@%rax"}) {
     EXPECT_FALSE(parse_sdt_operand(Isa::kX86_64, text)) << text;
   }
-  for (std::string_view text : {"8@[sp", "8@v0", "8@[x1, y]", "8@q"}) {
+  for (std::string_view text : {"8@[sp", "8@v0", "8@[x1, y]", "8@q", "-8@[x3, #:lo12:.LANCHOR1]"}) {
     EXPECT_FALSE(parse_sdt_operand(Isa::kArm64, text)) << text;
   }
 }
