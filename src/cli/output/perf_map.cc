@@ -19,8 +19,12 @@ constexpr auto kLookInterval = std::chrono::milliseconds(1);
 // rest is not read.
 constexpr uint64_t kMaxMapBytes = uint64_t{256} << 20;
 
-// A hex number without 0x, all of `text`.
+// A hex number, all of `text`: node writes it bare, the JVM with 0x and
+// padded with zeros (perf reads both: strtoull base 16).
 std::optional<uint64_t> parse_hex(std::string_view text) {
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
+  while (text.size() > 1 && text[0] == '0') text.remove_prefix(1);
   if (text.empty() || text.size() > 16) return std::nullopt;
   uint64_t value = 0;
   for (const char c : text) {

@@ -3,7 +3,8 @@
 // The names of JIT code, from the map file perf reads: /tmp/perf-PID.map,
 // PID the process's own (its PID namespace's), one line per piece of code,
 // "START SIZE NAME" with START and SIZE in hex without 0x and NAME the rest
-// of the line (spaces included). node writes it as it compiles
+// of the line (spaces included); the JVM writes the numbers with 0x, as
+// perf reads them too. node writes it as it compiles
 // (--perf-basic-prof), the JVM at its exit (-XX:+DumpPerfMapAtExit) or on
 // `jcmd PID Compiler.perfmap`, CPython 3.12 with -X perf. Code moves: a
 // later line covering an address replaces what earlier ones said of it.
@@ -35,9 +36,10 @@ struct PerfMapLine {
   std::string_view name;
 };
 
-// One line of a map ("3ef414c0 398 RegExp:[{(]"), or nullopt for one that
-// is none: no hex start or size, no name, a size of 0, a range past the
-// end of the address space.
+// One line of a map ("3ef414c0 398 RegExp:[{(]", "0x00007f3600ec8540
+// 0x00000000000001c8 int Hot.hot(int)"), or nullopt for one that is none:
+// no hex start or size, no name, a size of 0, a range past the end of the
+// address space.
 std::optional<PerfMapLine> parse_perf_map_line(std::string_view line);
 
 struct PerfMapHit {

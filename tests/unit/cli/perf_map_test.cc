@@ -30,6 +30,12 @@ TEST(PerfMap, ParsesWellFormedLines) {
   ASSERT_TRUE(line);
   EXPECT_EQ(line->start, 0x7f3b2c04d3c0u);
   EXPECT_EQ(line->name, "JS:*hotStat /tmp/x/hot.js:2:17");
+  line =
+      parse_perf_map_line("0x00007f3600ec8540 0x00000000000001c8 int Hot.hot(java.io.File, int)");
+  ASSERT_TRUE(line);
+  EXPECT_EQ(line->start, 0x7f3600ec8540u);
+  EXPECT_EQ(line->size, 0x1c8u);
+  EXPECT_EQ(line->name, "int Hot.hot(java.io.File, int)");
   line = parse_perf_map_line("7F3B2C04D3C0 1A0 void java.lang.Thread.run()\r");
   ASSERT_TRUE(line);
   EXPECT_EQ(line->start, 0x7f3b2c04d3c0u);
@@ -39,8 +45,9 @@ TEST(PerfMap, ParsesWellFormedLines) {
 
 TEST(PerfMap, SkipsLinesThatAreNoEntry) {
   for (const char* garbage :
-       {"", "   ", "zz 10 f", "10 zz f", "10 10", "10 10 ", "0x10 10 f", "10 0x10 f", "10 0 f",
-        "10  f", " 10 10 f", "ffffffffffffffff 2 f", "12345678901234567 1 f", "-10 10 f"}) {
+       {"", "   ", "zz 10 f", "10 zz f", "10 10", "10 10 ", "0x 10 f", "10 0xx10 f", "10 0 f",
+        "10 0x0 f", "10  f", " 10 10 f", "ffffffffffffffff 2 f", "12345678901234567 1 f",
+        "0x12345678901234567 1 f", "-10 10 f"}) {
     EXPECT_FALSE(parse_perf_map_line(garbage)) << '"' << garbage << '"';
   }
   PerfMapTable table;
