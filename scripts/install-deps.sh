@@ -31,6 +31,8 @@ PACKAGES=(
   systemtap-sdt-dev
   # gdb: the oracle of user stack traces (tests/integration/analysis_stack_test.cc)
   gdb
+  # JIT code in stack traces (tests/integration/jit_frames_test.cc)
+  nodejs default-jdk-headless
   # the man page check (man --warnings, col) and the .deb test (cpack's
   # dpkg-shlibdeps comes with build-essential's dpkg-dev)
   man-db groff-base bsdextrautils

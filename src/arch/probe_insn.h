@@ -55,6 +55,13 @@ inline constexpr uint16_t kSyscallArgSlots[6] = {x86_64::kDi,  x86_64::kSi, x86_
 inline constexpr uint32_t kDwarfColumns = x86_64::kDwarfColumns;
 inline constexpr uint32_t kDwarfSpColumn = x86_64::kDwarfSpColumn;
 inline constexpr auto kSlotOfDwarfColumn = x86_64::kSlotOfDwarfColumn;
+// The frame record a frame pointer points at (core/hit/stack_unwind.cc's
+// step for code without unwind tables).
+inline constexpr uint32_t kDwarfFpColumn = x86_64::kDwarfFpColumn;
+inline constexpr uint32_t kDwarfRaColumn = x86_64::kDwarfRaColumn;
+inline constexpr uint64_t kFrameRecordReturnOffset = x86_64::kFrameRecordReturnOffset;
+inline constexpr uint64_t kFrameRecordSize = x86_64::kFrameRecordSize;
+inline constexpr uint64_t kFramePointerAlignment = x86_64::kFramePointerAlignment;
 
 using OptimizePlan = x86_64::OptimizePlan;
 inline constexpr size_t kTrampolineBytes = x86_64::kTrampolineSize;
@@ -101,6 +108,17 @@ inline constexpr auto kSlotOfDwarfColumn = [] {
   for (uint16_t i = 0; i < kDwarfColumns; ++i) slots[i] = i;
   return slots;
 }();
+// The AAPCS64 frame record {x29, x30} at x29: the caller's x29, then the
+// return address. Where the caller's sp is the record does not say: it is
+// taken as just above the record, where V8 and HotSpot push it (at the top
+// of their frames). GCC puts it at the bottom of a compiled frame: there
+// the caller's sp is higher, which a caller whose CFA is sp-based would
+// misread; the compiled code this step meets has no FDE, which is rare.
+inline constexpr uint32_t kDwarfFpColumn = 29;
+inline constexpr uint32_t kDwarfRaColumn = 30;
+inline constexpr uint64_t kFrameRecordReturnOffset = 8;
+inline constexpr uint64_t kFrameRecordSize = 16;
+inline constexpr uint64_t kFramePointerAlignment = 16;
 
 // The system call ABI: the number in x8, arguments and result in x0..x5.
 // The frame has no orig_x0: the number stands in for it.

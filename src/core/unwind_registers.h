@@ -15,6 +15,8 @@ namespace dprobe::core::unwinding {
 
 inline constexpr uint32_t kColumns = arch::kDwarfColumns;
 inline constexpr uint32_t kSpColumn = arch::kDwarfSpColumn;
+inline constexpr uint32_t kFpColumn = arch::kDwarfFpColumn;
+inline constexpr uint32_t kRaColumn = arch::kDwarfRaColumn;
 inline constexpr auto kSlotOfColumn = arch::kSlotOfDwarfColumn;
 
 // The registers of one frame, by DWARF column.

@@ -33,6 +33,9 @@ class Symbolizer {
   // The file name of the object the address is in ("libc.so.6"), for a
   // stack trace's frames; empty where unknown.
   virtual std::string_view object_name(uint64_t /*address*/) const { return {}; }
+  // Looks again at what names may come from later (a JIT's perf map, which
+  // the JVM writes only at its exit), however recently it looked.
+  virtual void refresh() const {}
 };
 
 }  // namespace dprobe::trace

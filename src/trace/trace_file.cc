@@ -315,7 +315,19 @@ std::optional<SymbolHit> SymbolLog::symbolize(uint64_t address) const {
   if (inner_ == nullptr) return std::nullopt;
   std::optional<SymbolHit> hit = inner_->symbolize(address);
   if (hit && symbols_seen_.insert(address).second) pending(address).hit = hit;
+  if (!hit && unnamed_.size() < kMaxUnnamed) unnamed_.insert(address);
   return hit;
+}
+
+void SymbolLog::retry_unnamed() {
+  if (inner_ == nullptr || unnamed_.empty()) return;
+  inner_->refresh();
+  const std::set<uint64_t> unnamed = std::move(unnamed_);
+  unnamed_.clear();
+  for (const uint64_t address : unnamed) {
+    if (symbols_seen_.count(address) != 0) continue;
+    if (symbolize(address)) object_name(address);
+  }
 }
 
 std::string_view SymbolLog::object_name(uint64_t address) const {

@@ -122,12 +122,20 @@ class SymbolLog : public Symbolizer {
   // What was resolved since the last call, by address; each symbol and
   // each object once over the log's life.
   std::vector<LoggedAddress> take_new();
+  // Asks the inner symbolizer again, refreshed, for the addresses it had no
+  // symbol for; what it names now take_new() gives. For the end of a
+  // recording: a JIT's names may be written only as its process exits.
+  void retry_unnamed();
 
  private:
+  // The addresses without a symbol kept for retry_unnamed(), at most.
+  static constexpr size_t kMaxUnnamed = 1 << 16;
+
   LoggedAddress& pending(uint64_t address) const;
 
   const Symbolizer* inner_;
   mutable std::set<uint64_t> symbols_seen_;  // handed out or waiting
+  mutable std::set<uint64_t> unnamed_;       // asked, not named
   mutable std::set<uint64_t> objects_seen_;
   mutable std::map<uint64_t, LoggedAddress> new_;
 };

@@ -35,6 +35,16 @@ inline constexpr uint32_t kDwarfSpColumn = 7;
 inline constexpr std::array<uint16_t, kDwarfColumns> kSlotOfDwarfColumn = {
     kAx, kDx, kCx, kBx, kSi, kDi, kBp, kSp, kR8, kR9, kR10, kR11, kR12, kR13, kR14, kR15, kIp};
 
+// A frame-pointer frame, for code without unwind tables (JIT code: V8,
+// HotSpot, CPython's perf trampoline keep rbp as the frame pointer): `push
+// rbp; mov rbp, rsp` leaves at rbp the caller's rbp, above it the return
+// address, and the caller's rsp above both.
+inline constexpr uint32_t kDwarfFpColumn = 6;   // rbp
+inline constexpr uint32_t kDwarfRaColumn = 16;  // the return address
+inline constexpr uint64_t kFrameRecordReturnOffset = 8;
+inline constexpr uint64_t kFrameRecordSize = 16;
+inline constexpr uint64_t kFramePointerAlignment = 8;
+
 // The frame itself: one 64-bit word per register, indexed by Reg.
 struct SavedRegs {
   uint64_t slot[kRegCount];

@@ -71,8 +71,9 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
       ->allow_extra_args(false);
   command
       ->add_option("--stacktrace", flags.sources.analysis.stacktraces,
-                   "Record the user stack at each hit of GRP/EVENT, unwound through .eh_frame, "
-                   "printed under its line as ftrace's user stack block (repeatable)")
+                   "Record the user stack at each hit of GRP/EVENT, unwound through .eh_frame "
+                   "(JIT code by its frame pointers, named from /tmp/perf-PID.map), printed under "
+                   "its line as ftrace's user stack block (repeatable)")
       ->allow_extra_args(false);
   command->add_flag("--follow", flags.follow,
                     "Trace the child processes too (forked, and the programs they exec); without "

@@ -208,6 +208,32 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   }
 }
 
+void TraceReader::collect_late_symbols(TracePass& pass, TracePass* records) {
+  if (format_ != OutputFormat::kRecord && records == nullptr) return;
+  symbol_log_.retry_unnamed();
+  chunks_.clear();
+  append_symbol_chunks(chunks_);
+  if (chunks_.empty()) return;
+  // At time 0: symbol chunks are read before any record is shown, wherever
+  // they are in the file, and a later one naming an address wins.
+  for (TracePass* to : {format_ == OutputFormat::kRecord ? &pass : nullptr, records}) {
+    if (to == nullptr) continue;
+    const size_t at = to->text().size();
+    to->text() += chunks_;
+    to->add(0, at, to->text().size());
+  }
+}
+
+void TraceReader::append_symbol_chunks(std::string& out) {
+  for (const trace::LoggedAddress& logged : symbol_log_.take_new()) {
+    if (logged.hit) {
+      trace::append_symbol_chunk(out, stream_, logged.address, *logged.hit, logged.object);
+    } else {
+      trace::append_object_chunk(out, stream_, logged.address, logged.object);
+    }
+  }
+}
+
 // The record's time, never before its thread's previous one: a thread's
 // records are written in order, but the counter-to-ns conversion is
 // refined at every pass, and a thread moved to another core may read a
@@ -227,13 +253,7 @@ void TraceReader::take_record(const trace::EventDesc& event, const trace::Record
     format_written_[event.id] = true;
     trace::append_event_chunk(out, stream_, event);
   }
-  for (const trace::LoggedAddress& logged : symbol_log_.take_new()) {
-    if (logged.hit) {
-      trace::append_symbol_chunk(out, stream_, logged.address, *logged.hit, logged.object);
-    } else {
-      trace::append_object_chunk(out, stream_, logged.address, logged.object);
-    }
-  }
+  append_symbol_chunks(out);
   // The time in trace-clock ns: the file needs no clock to be read.
   std::string copy(reinterpret_cast<const char*>(record.data()), record.size());
   trace::store_field<uint64_t>(copy.data(), offsetof(trace::RecordHeader, timestamp), ns);

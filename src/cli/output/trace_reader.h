@@ -98,6 +98,10 @@ class TraceReader {
   // The same, the lines going into `pass` (written by the caller), and with
   // `records` (also_record) each record's chunks into it too.
   size_t collect(TracePass& pass, TracePass* records = nullptr);
+  // The records' chunks only (kRecord, `records`): symbols for addresses
+  // the records showed bare and the symbolizer names now, refreshed: a
+  // JIT's perf map the JVM wrote at its exit. For a process's end.
+  void collect_late_symbols(TracePass& pass, TracePass* records = nullptr);
 
   // Records dropped because their thread's ring was full (--buffer-size).
   uint64_t lost_ring_full() const;
@@ -140,6 +144,8 @@ class TraceReader {
   // kRecord: the record's chunk, after the event format and the symbols
   // its text needs that this reader has not written before.
   uint64_t time_in_order(Slot& slot, const trace::RecordHeader& header) const;
+  // The symbol chunks of what the symbol log learned since the last call.
+  void append_symbol_chunks(std::string& out);
   void take_record(const trace::EventDesc& event, const trace::RecordHeader& header, uint64_t ns,
                    std::span<const std::byte> record, const std::string& comm, std::string& out);
 

@@ -129,7 +129,8 @@ int Session::exchange(pid_t pid, const lang::DefinitionSet& set, const SessionOp
   }
   hello_ = std::move(*hello);
   objects_ = std::make_unique<ProcessObjects>(hello_.objects, *resolver_);
-  symbolizer_ = std::make_unique<ProcessSymbolizer>(*objects_);
+  symbolizer_ =
+      std::make_unique<ProcessSymbolizer>(*objects_, PerfMap::of_process(pid_, hello_.pid));
   auto plan = plan_probes(set, *objects_, *resolver_);
   if (!plan) {
     for (const lang::ProbeError& error : plan.error()) errors << render_error_safely(error);

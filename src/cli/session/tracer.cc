@@ -94,8 +94,13 @@ size_t Tracer::drain_pass(bool final) {
   size_t written = 0;
   for (auto& traced : traced_) {
     if (!traced->reader) continue;
-    if (traced->session->ended()) ended.push_back(traced.get());
-    written += traced->reader->collect(pass_, options_.records ? &record_pass_ : nullptr);
+    const bool ending = traced->session->ended();
+    if (ending) ended.push_back(traced.get());
+    TracePass* records = options_.records ? &record_pass_ : nullptr;
+    written += traced->reader->collect(pass_, records);
+    // The JVM writes its JIT map as it exits: the names a recording
+    // could not give before, it gives now.
+    if (ending || final) traced->reader->collect_late_symbols(pass_, records);
   }
   // Once the output failed nothing more is written to it; the rings are
   // still drained, so that the program runs on as fast as before.

@@ -27,6 +27,10 @@ namespace dprobe::core {
 namespace unwinding {
 namespace {
 
+// How far above a frame's sp its frame pointer may be: more than any JIT
+// frame is, less than a stack of garbage would take a number to be.
+constexpr uint64_t kMaxFramePointerReach = uint64_t{1} << 20;
+
 // What a frame's unwind needs, as the unwind cache keeps it.
 struct FrameRules {
   Row row;
@@ -148,39 +152,82 @@ DPROBE_HIT_PATH bool frame_row(Walker& walker, const Fde& fde, uint64_t target, 
   return program.run(walker.tables.fde_bytes, fde.insns, fde.insns_end, fde.pc_begin, target, row);
 }
 
+// What the tables say of a frame: its rules, nothing (no object holds the
+// pc, or no FDE covers it: JIT code, V8's embedded builtins), or rules this
+// unwinder cannot use (a broken entry, CFI it does not know).
+enum class Found : uint8_t { kRules, kNone, kUnusable };
+
 // The rules of the frame at `pc` from the tables (`lookup` is the address
-// looked up: pc, or pc - 1 for a return address). False when there is no
-// unwind information.
-DPROBE_HIT_PATH bool read_rules(Walker& walker, uint64_t lookup, FrameRules& rules) {
+// looked up: pc, or pc - 1 for a return address).
+DPROBE_HIT_PATH Found read_rules(Walker& walker, uint64_t lookup, FrameRules& rules) {
   UnwindObject object;
-  if (!walker.objects.find(lookup, object)) return false;
+  if (!walker.objects.find(lookup, object)) return Found::kNone;
   const uint64_t fde_address = find_fde(object, lookup, walker.memory);
+  if (fde_address == 0) return Found::kNone;
   Fde fde;
-  if (fde_address == 0 || !parse_fde(walker.tables, fde_address, walker.cie, fde)) return false;
-  if (lookup < fde.pc_begin || lookup >= fde.pc_end) return false;
-  if (walker.cie.ra_column >= kColumns || !frame_row(walker, fde, lookup, rules.row)) return false;
+  if (!parse_fde(walker.tables, fde_address, walker.cie, fde)) return Found::kUnusable;
+  if (lookup < fde.pc_begin || lookup >= fde.pc_end) return Found::kNone;
+  if (walker.cie.ra_column >= kColumns || !frame_row(walker, fde, lookup, rules.row)) {
+    return Found::kUnusable;
+  }
   rules.ra_column = static_cast<uint32_t>(walker.cie.ra_column);
   rules.signal_frame = walker.cie.signal_frame ? 1 : 0;
   rules.ruled = 0;
   for (uint32_t column = 0; column < kColumns; ++column) {
     if (rules.row.how[column] != Rule::kUnspecified) rules.ruled |= uint64_t{1} << column;
   }
-  return true;
+  return Found::kRules;
 }
 
 // The rules from the cache, or else from the tables into the cache.
-DPROBE_HIT_PATH bool rules_for(Walker& walker, uint64_t lookup, FrameRules& rules) {
+DPROBE_HIT_PATH Found rules_for(Walker& walker, uint64_t lookup, FrameRules& rules) {
   uint64_t words[UnwindCache::kWords];
   if (walker.cache != nullptr && walker.cache->recall(lookup, walker.generation, words)) {
     copy_bytes(&rules, words, sizeof rules);
-    return true;
+    return Found::kRules;
   }
   clear_words(rules);
-  if (!read_rules(walker, lookup, rules)) return false;
-  if (walker.cache != nullptr) {
+  const Found found = read_rules(walker, lookup, rules);
+  if (found == Found::kRules && walker.cache != nullptr) {
     copy_bytes(words, &rules, sizeof rules);
     walker.cache->remember(lookup, walker.generation, words);
   }
+  return found;
+}
+
+// The caller of a frame no table covers, by its frame pointer: JIT code
+// keeps one (V8, HotSpot, CPython's perf trampoline), and the frame record
+// it points at holds the caller's frame pointer and the return address
+// (arch/probe_insn.h). Believed only when it is plausible: aligned, at or
+// above the frame's sp and not far above it, so that each such step moves
+// up the stack (the caller's sp is above the record) and a loop in the
+// chain, or a frame pointer that is a plain number, ends the stack. The
+// caller's other registers are unknown: JIT code makes no promise to keep
+// them, and a rule that needs one ends the stack rather than misread it.
+DPROBE_HIT_PATH bool frame_pointer_step(Frame& frame, Walker& walker) {
+  if (!frame.regs.has(kFpColumn) || !frame.regs.has(kSpColumn)) return false;
+  const uint64_t fp = frame.regs.value[kFpColumn];
+  const uint64_t sp = frame.regs.value[kSpColumn];
+  if (fp % arch::kFramePointerAlignment != 0 || fp < sp || fp - sp > kMaxFramePointerReach ||
+      fp > UINT64_MAX - arch::kFrameRecordSize) {
+    return false;
+  }
+  const uint64_t cfa = fp + arch::kFrameRecordSize;
+  if (frame.callee_cfa != 0 && !frame.after_signal && cfa <= frame.callee_cfa) return false;
+  const uint64_t ra_slot = fp + arch::kFrameRecordReturnOffset;
+  uint64_t caller_fp = 0;
+  uint64_t ra = 0;
+  if (!walker.stack.word(fp, caller_fp) || !walker.stack.word(ra_slot, ra)) return false;
+  if (walker.fixup != nullptr) ra = walker.fixup->real_return_address(ra, ra_slot);
+  if (ra == 0) return false;
+  frame.regs.known = 0;
+  frame.regs.set(kSpColumn, cfa);
+  frame.regs.set(kFpColumn, caller_fp);
+  frame.regs.set(kRaColumn, ra);
+  frame.pc = ra;
+  frame.callee_cfa = cfa;
+  frame.exact = false;
+  frame.after_signal = false;
   return true;
 }
 
@@ -191,9 +238,9 @@ DPROBE_HIT_PATH bool step(Frame& frame, Walker& walker) {
   FrameRules rules;
   const Row& row = rules.row;
   uint64_t cfa = 0;
-  if (!rules_for(walker, lookup, rules) || !compute_cfa(row, frame.regs, walker, cfa)) {
-    return false;
-  }
+  const Found found = rules_for(walker, lookup, rules);
+  if (found == Found::kNone) return frame_pointer_step(frame, walker);
+  if (found != Found::kRules || !compute_cfa(row, frame.regs, walker, cfa)) return false;
   if (frame.callee_cfa != 0 && !frame.after_signal && cfa <= frame.callee_cfa) return false;
   // Unspecified registers keep their values (libgcc's reading), but for
   // the stack pointer: the caller's is the CFA, by definition of the CFA.

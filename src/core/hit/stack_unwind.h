@@ -2,7 +2,8 @@
 //
 // The user stack at a probe hit, unwound through the loaded objects'
 // .eh_frame call frame information (DWARF CFI, as the LSB's .eh_frame and
-// .eh_frame_hdr carry it): no frame pointers needed. It runs on the hit
+// .eh_frame_hdr carry it): no frame pointers needed, but for code without
+// tables (JIT code), which is unwound by its frame pointer. It runs on the hit
 // path, in a signal handler or an optimized probe's trampoline while the
 // program may be anywhere, inside the C library included: every read of the
 // program's memory is fault-safe, nothing allocates, locks or calls libc,
@@ -46,12 +47,16 @@ class ReturnAddressFixup {
 };
 
 // Writes the call chain at a hit into pcs[0..max) and returns its length:
-// pcs[0] = the saved ip, then the return addresses of the callers. Stops at
-// max, at a frame without unwind information (an object not in `objects`,
-// a gap between FDEs, CFI it does not know), at an undefined or zero return
-// address (the outermost frame), at a read that fails, or when the CFA does
-// not move up the stack (past a signal frame it may move anywhere: the
-// handler may run on its own stack). `fixup` and `cache` may be null.
+// pcs[0] = the saved ip, then the return addresses of the callers. A frame
+// no table covers (a pc in no object of `objects`, or in a gap between
+// FDEs: JIT code, V8's builtins) is unwound by its frame pointer, when that
+// is plausible (aligned, a little above the frame's sp), and the tables
+// take over again at the first caller they cover. Stops at max, at a frame
+// neither way unwinds (CFI it does not know, an implausible frame
+// pointer), at an undefined or zero return address (the outermost frame),
+// at a read that fails, or when the CFA does not move up the stack (past a
+// signal frame it may move anywhere: the handler may run on its own
+// stack). `fixup` and `cache` may be null.
 uint32_t unwind_stack(const arch::SavedRegs& regs, const UnwindObjects& objects, uint64_t* pcs,
                       uint32_t max, const ReturnAddressFixup* fixup,
                       UnwindMemory memory = safe_unwind_memory(),

@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "trace/record.h"
 
@@ -253,6 +254,52 @@ TEST(TraceFile, ObjectsOfAddressesRoundTrip) {
   EXPECT_EQ(symbols.object_name(0x150), "prog");
   EXPECT_FALSE(symbols.symbolize(0x7000));
   EXPECT_EQ(symbols.object_name(0x7000), "libc.so.6");
+}
+
+// A JIT's names known only later (the JVM writes its map at its exit):
+// retry_unnamed() asks again, after a refresh, for the addresses that had
+// no name, and a later chunk naming an address wins over the bare one.
+TEST(TraceFile, SymbolLogNamesLaterWhatItCouldNotBefore) {
+  class Late : public Symbolizer {
+   public:
+    std::optional<SymbolHit> symbolize(uint64_t address) const override {
+      if (address == 0x150) return SymbolHit{"f", 0x50, 0x200};
+      if (address == 0x9000 && refreshed_) return SymbolHit{"JS:*hot", 0x10, 0x80};
+      return std::nullopt;
+    }
+    std::string_view object_name(uint64_t address) const override {
+      if (address == 0x9000 && refreshed_) return "[JIT] tid 7";
+      return address == 0x150 ? "prog" : "";
+    }
+    void refresh() const override { refreshed_ = true; }
+    mutable bool refreshed_ = false;
+  } late;
+  SymbolLog log(&late);
+  std::string out;
+  append_file_header(out);
+  for (uint64_t address : {uint64_t{0x150}, uint64_t{0x9000}, uint64_t{0x9999}}) {
+    if (log.symbolize(address)) log.object_name(address);
+  }
+  std::vector<LoggedAddress> first = log.take_new();
+  ASSERT_EQ(first.size(), 1u);
+  append_symbol_chunk(out, 3, first[0].address, *first[0].hit, first[0].object);
+  log.retry_unnamed();
+  EXPECT_TRUE(late.refreshed_);
+  std::vector<LoggedAddress> later = log.take_new();
+  ASSERT_EQ(later.size(), 1u);  // 0x150 was given already, 0x9999 is still nothing
+  EXPECT_EQ(later[0].address, 0x9000u);
+  ASSERT_TRUE(later[0].hit);
+  append_symbol_chunk(out, 3, later[0].address, *later[0].hit, later[0].object);
+  log.retry_unnamed();
+  EXPECT_TRUE(log.take_new().empty());
+  const TraceFileContents file = read_trace_file(out);
+  ASSERT_FALSE(file.error) << file.error->second;
+  const FileSymbolizer symbols(file, 3);
+  ASSERT_TRUE(symbols.symbolize(0x9000));
+  EXPECT_EQ(symbols.symbolize(0x9000)->name, "JS:*hot");
+  EXPECT_EQ(symbols.symbolize(0x9000)->offset, 0x10u);
+  EXPECT_EQ(symbols.object_name(0x9000), "[JIT] tid 7");
+  EXPECT_FALSE(symbols.symbolize(0x9999));
 }
 
 }  // namespace
