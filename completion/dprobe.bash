@@ -11,7 +11,7 @@ _dprobe() {
   words=("${COMP_WORDS[@]}")
   cword=$COMP_CWORD
 
-  local trace_options="-e --event -f --file -o --output --json --perfetto --profile --buffer-size
+  local trace_options="-e --event -f --file -o --output --json --perfetto --graph --graph-functions --profile --buffer-size
     --max-threads --disable --no-optimize --probes --summary --filter --trigger --stacktrace
     --follow -h --help"
   local subcommand="" i
@@ -52,7 +52,7 @@ _dprobe() {
       mapfile -t COMPREPLY < <(compgen -W "$(cd /proc && printf '%s ' [0-9]*)" -- "$cur")
       return 0
       ;;
-    -e | --event | --buffer-size | --max-threads | --disable | --duration | --tid | --since | --until)
+    -e | --event | --buffer-size | --max-threads | --disable | --duration | --tid | --since | --until | --graph-functions)
       return 0  # a value of the user's own
       ;;
   esac
@@ -64,7 +64,7 @@ _dprobe() {
     attach) options="-p --pid --duration $trace_options" ;;
     record) options="-p --pid --duration $trace_options --" ;;
     report)
-      options="--json --profile --perfetto --event --pid --tid --since --until -h --help"
+      options="--json --profile --perfetto --graph --functions --event --pid --tid --since --until -h --help"
       mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur"; compgen -f -- "$cur")
       return 0
       ;;

@@ -35,6 +35,11 @@ int record_parsed([[maybe_unused]] const RecordCommandLine& line) {
               << "\n";
     return 2;
   }
+  if (line.flags.graph) {
+    std::cerr << "dprobe: error: record: --graph is report's (dprobe report --graph)\n";
+    return 2;
+  }
+  settings.graph = false;  // --graph-functions: the probes; report --graph draws them
   settings.format = OutputFormat::kRecord;
   settings.session.entry_times = true;  // report --perfetto draws each call as a slice
   if (settings.output.empty()) settings.output = "dprobe.dat";

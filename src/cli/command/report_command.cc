@@ -17,6 +17,8 @@
 #include <ostream>
 #include <span>
 
+#include "cli/output/function_graph.h"
+#include "cli/output/function_table.h"
 #include "cli/output/line_writer.h"
 #include "cli/output/perfetto.h"
 #include "cli/output/terminal_text.h"
@@ -189,6 +191,10 @@ int run_report(const ReportOptions& options, std::FILE* out, std::ostream& error
     if (!write_perfetto(file, options.perfetto, errors)) return kExitFailure;
   } else if (options.profile) {
     text = file.profile;
+  } else if (options.graph) {
+    text = function_graph(file);
+  } else if (options.functions) {
+    text = function_table(file);
   } else {
     unknown = format_records(file, options.json, text);
   }
@@ -218,12 +224,25 @@ Subcommand add_report_command(CLI::App& app) {
   CLI::App* command =
       app.add_subcommand("report", "Print a trace file that record wrote, as run prints a trace");
   command->add_option("file", report->file, "The trace file (default: dprobe.dat)");
-  command->add_flag("--json", report->json, "Print JSON lines instead of ftrace text lines");
-  command->add_flag("--profile", report->profile,
-                    "Print the profile (each event's hits and misses) instead of the trace");
-  command->add_option("--perfetto", report->perfetto,
-                      "Write the trace as Chrome trace-event JSON for Perfetto (return probes "
-                      "as slices) to this file, instead of printing it");
+  CLI::Option* json =
+      command->add_flag("--json", report->json, "Print JSON lines instead of ftrace text lines");
+  CLI::Option* profile =
+      command->add_flag("--profile", report->profile,
+                        "Print the profile (each event's hits and misses) instead of the trace");
+  CLI::Option* perfetto =
+      command->add_option("--perfetto", report->perfetto,
+                          "Write the trace as Chrome trace-event JSON for Perfetto (return probes "
+                          "as slices) to this file, instead of printing it");
+  CLI::Option* graph = command->add_flag(
+      "--graph", report->graph,
+      "Print the calls as the kernel's function_graph tracer does, thread by thread: needs "
+      "entry (p) and return (r) probes on the same functions (run --graph-functions sets both)");
+  command
+      ->add_flag("--functions", report->functions,
+                 "Print a table of the calls per function instead: total, self, average and "
+                 "longest time, as uftrace's report")
+      ->excludes(json, profile, perfetto, graph);
+  graph->excludes(json, profile, perfetto);
   // One value per occurrence: "--pid 5 FILE" leaves FILE alone.
   command
       ->add_option("--event", report->filter.events, "Only the records of [GRP/]EVENT (repeatable)")

@@ -4,7 +4,9 @@
 // (trace/trace_file.h) as `run` would have printed the trace: the kernel's
 // trace text, or JSON lines with --json; --profile prints the profile
 // table instead; --perfetto OUT.json writes the Chrome trace-event JSON
-// (cli/output/perfetto.h) instead. --event, --pid, --tid, --since and --until
+// (cli/output/perfetto.h) instead; --graph prints the calls as ftrace's
+// function_graph (cli/output/function_graph.h), --functions a table per
+// function (cli/output/function_table.h). --event, --pid, --tid, --since and --until
 // keep only the records they name. A file cut short or corrupt: everything before the bad
 // chunk is printed, then an error naming its offset (exit status 1). A
 // directory is an error; a FIFO is read once a writer comes, and while
@@ -36,7 +38,9 @@ struct ReportOptions {
   std::string file = "dprobe.dat";
   bool json = false;
   bool profile = false;
-  std::string perfetto;  // --perfetto OUT.json: the timeline there, nothing on stdout
+  std::string perfetto;    // --perfetto OUT.json: the timeline there, nothing on stdout
+  bool graph = false;      // --graph: the calls as ftrace's function_graph prints them
+  bool functions = false;  // --functions: a table of the calls per function
   ReportFilter filter;
 };
 

@@ -29,6 +29,17 @@ void record_order(const DefinitionOptions& options, DefinitionSources& sources) 
   }
 }
 
+// --graph-functions PATTERN: an entry and a return probe on each function,
+// after the definitions written out.
+void add_graph_functions(const std::vector<std::string>& patterns, DefinitionSources& sources) {
+  for (const std::string& pattern : patterns) {
+    for (const char* kind : {"p ", "r "}) {
+      sources.expressions.push_back(kind + pattern);
+      if (!sources.order.empty()) sources.order.push_back(SourceKind::kExpression);
+    }
+  }
+}
+
 void add_trace_options(CLI::App* command, TraceFlags& flags) {
   flags.definitions = add_definition_options(command, flags.sources);
   command->add_option("-o,--output", flags.output, "Write the trace to a file, not stdout");
@@ -36,6 +47,16 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
   command->add_option("--perfetto", flags.perfetto,
                       "Also write the trace as Chrome trace-event JSON for Perfetto (return "
                       "probes as slices) to this file, at the end");
+  command
+      ->add_option("--graph-functions", flags.graph_functions,
+                   "Probe the entry and the return of every function [OBJ:]PATTERN names (as -e "
+                   "'p PATTERN' -e 'r PATTERN'), and print the calls as a function graph (--graph; "
+                   "record: dprobe report --graph) (repeatable)")
+      ->allow_extra_args(false);
+  command->add_flag("--graph", flags.graph,
+                    "Print the calls as the kernel's function_graph tracer does, at the end, "
+                    "instead of the trace lines (needs entry and return probes on the same "
+                    "functions)");
   command->add_flag("--profile", flags.profile,
                     "At the end, print each event's hits and misses on stderr (as kprobe_profile)");
   command->add_option("--buffer-size", flags.buffer_size,
@@ -91,9 +112,14 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
     return fail("bad --max-threads: " + printable(flags.max_threads) + " (a number from 1 to " +
                 std::to_string(kMaxThreadsLimit) + ")");
   }
+  if (flags.json && (flags.graph || !flags.graph_functions.empty())) {
+    return fail("--graph prints text: --json and --graph, one of them");
+  }
   TraceSettings settings;
   settings.sources = flags.sources;
   if (flags.definitions.command != nullptr) record_order(flags.definitions, settings.sources);
+  add_graph_functions(flags.graph_functions, settings.sources);
+  settings.graph = flags.graph || !flags.graph_functions.empty();
   settings.output = flags.output;
   settings.perfetto = flags.perfetto;
   settings.format = flags.json ? OutputFormat::kJson : OutputFormat::kText;
@@ -103,7 +129,7 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
   settings.session.optimize = flags.optimize;
   settings.session.list_probes = flags.list_probes;
   settings.session.syscall_summary = flags.summary;
-  settings.session.entry_times = !flags.perfetto.empty();
+  settings.session.entry_times = !flags.perfetto.empty() || settings.graph;
   settings.disabled = flags.disabled;
   settings.follow = flags.follow;
   return settings;

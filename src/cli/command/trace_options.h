@@ -57,8 +57,10 @@ struct TraceFlags {
   bool optimize = true;               // --no-optimize clears it
   bool list_probes = false;           // --probes
   bool follow = false;
-  bool summary = false;           // --summary: the strace -c table at the end
-  DefinitionOptions definitions;  // set by add_trace_options
+  bool summary = false;                      // --summary: the strace -c table at the end
+  bool graph = false;                        // --graph: the calls as a function graph at the end
+  std::vector<std::string> graph_functions;  // --graph-functions: p and r on each
+  DefinitionOptions definitions;             // set by add_trace_options
 };
 
 void add_trace_options(CLI::App* command, TraceFlags& flags);
@@ -72,6 +74,9 @@ struct TraceSettings {
   bool profile = false;
   SessionOptions session;  // ring bytes, threads, optimize, --probes
   std::vector<std::string> disabled;
+  // --graph: the trace lines go nowhere; at the end the calls are printed
+  // where they would have gone, as ftrace's function_graph.
+  bool graph = false;
   bool follow = false;
 };
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "cli/output/function_graph.h"
 #include "cli/output/perfetto.h"
 #include "cli/output/syscall_summary.h"
 #include "cli/output/terminal_text.h"
@@ -44,25 +45,45 @@ Result<void, SetupFailure> write_file_header(std::FILE* file, const std::string&
   return {};
 }
 
-// --perfetto: OUT.json opened now (an unwritable path stops the trace
-// before it starts), and a temporary file for the records until the end.
-Result<void, SetupFailure> open_perfetto(const std::string& path, TraceSetup& trace) {
-  auto perfetto = open_output(path);
-  if (!perfetto) return unexpected(perfetto.error());
-  trace.perfetto = std::move(*perfetto);
+// --perfetto and --graph: a temporary file for the records until the end.
+Result<void, SetupFailure> open_records(TraceSetup& trace, const char* why) {
   trace.records = std::make_unique<OutputFile>();
   trace.records->file = std::tmpfile();
   if (trace.records->file == nullptr) {
     trace.records->file = stdout;
-    return unexpected(SetupFailure{
-        kExitFailure, "a temporary file for --perfetto: " + std::string(std::strerror(errno))});
+    return unexpected(SetupFailure{kExitFailure, "a temporary file for " + std::string(why) + ": " +
+                                                     std::string(std::strerror(errno))});
   }
-  return write_file_header(trace.records->file, "a temporary file for --perfetto");
+  return write_file_header(trace.records->file, "a temporary file");
 }
 
-// The records of the temporary file as OUT.json; 0 or the errno that
-// stopped it.
-int write_perfetto(TraceSetup& trace) {
+// --perfetto: OUT.json opened now (an unwritable path stops the trace
+// before it starts).
+Result<void, SetupFailure> open_perfetto(const std::string& path, TraceSetup& trace) {
+  auto perfetto = open_output(path);
+  if (!perfetto) return unexpected(perfetto.error());
+  trace.perfetto = std::move(*perfetto);
+  return open_records(trace, "--perfetto");
+}
+
+// --graph: the records kept, the lines thrown away.
+Result<void, SetupFailure> open_graph(TraceSetup& trace) {
+  if (!trace.records) {
+    if (auto opened = open_records(trace, "--graph"); !opened) return opened;
+  }
+  trace.no_lines = std::make_unique<OutputFile>();
+  trace.no_lines->file = std::fopen("/dev/null", "we");
+  if (trace.no_lines->file == nullptr) {
+    trace.no_lines->file = stdout;
+    return unexpected(
+        SetupFailure{kExitFailure, "/dev/null for --graph: " + std::string(std::strerror(errno))});
+  }
+  return {};
+}
+
+// What the temporary file of records holds; 0 or the errno that stopped
+// reading it.
+int read_records(TraceSetup& trace, trace::TraceFileContents& contents) {
   std::FILE* records = trace.records->file;
   if (trace.tracer->records_error() != 0) return trace.tracer->records_error();
   std::string data;
@@ -70,12 +91,29 @@ int write_perfetto(TraceSetup& trace) {
   std::rewind(records);
   for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), records)) > 0;) data.append(buffer, n);
   if (std::ferror(records)) return errno != 0 ? errno : EIO;
-  const std::string json = perfetto_json(trace::read_trace_file(data));
+  contents = trace::read_trace_file(data);
+  return 0;
+}
+
+int write_text(std::FILE* out, const std::string& text) {
   errno = 0;
-  std::FILE* out = trace.perfetto->file;
-  if (std::fwrite(json.data(), 1, json.size(), out) != json.size() || std::fflush(out) != 0) {
+  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
     return errno != 0 ? errno : EIO;
   }
+  return 0;
+}
+
+// The records as OUT.json, and as the function graph where the lines
+// would have gone; 0 or the errno that stopped it.
+int write_from_records(TraceSetup& trace, const TraceSettings& settings) {
+  trace::TraceFileContents contents;
+  if (const int error = read_records(trace, contents); error != 0) return error;
+  if (trace.perfetto) {
+    if (const int error = write_text(trace.perfetto->file, perfetto_json(contents)); error != 0) {
+      return error;
+    }
+  }
+  if (settings.graph) return write_text(trace.output->file, function_graph(contents));
   return 0;
 }
 
@@ -132,11 +170,14 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
       return unexpected(opened.error());
     }
   }
+  if (settings.graph) {
+    if (auto opened = open_graph(trace); !opened) return unexpected(opened.error());
+  }
   trace.server = std::make_unique<ControlServer>(std::move(*server));
   TraceOptions options{.sources = sources,
                        .session = settings.session,
                        .format = settings.format,
-                       .out = trace.output->file,
+                       .out = trace.no_lines ? trace.no_lines->file : trace.output->file,
                        .disabled = settings.disabled,
                        .follow = settings.follow};
   if (!settings.output.empty()) options.out_name = settings.output;
@@ -168,9 +209,10 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
     }
   }
   if (trace.records) {
-    if (const int error = write_perfetto(trace); error != 0) {
-      errors << "dprobe: error: " << printable(settings.perfetto) << ": " << std::strerror(error)
-             << "\n";
+    if (const int error = write_from_records(trace, settings); error != 0) {
+      errors << "dprobe: error: "
+             << printable(trace.perfetto ? settings.perfetto : std::string("the function graph"))
+             << ": " << std::strerror(error) << "\n";
       if (output_error == 0) output_error = error;
     }
   }

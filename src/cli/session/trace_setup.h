@@ -42,7 +42,9 @@ struct TraceSetup {
   // --perfetto: the file, and the trace file's chunks until the end (a
   // temporary file), turned into its JSON by finish_trace.
   std::unique_ptr<OutputFile> perfetto;
-  std::unique_ptr<OutputFile> records;
+  std::unique_ptr<OutputFile> records;  // --perfetto, --graph
+  // --graph: where the trace lines go meanwhile (nowhere).
+  std::unique_ptr<OutputFile> no_lines;
   std::unique_ptr<ControlServer> server;
   std::unique_ptr<Tracer> tracer;
   // Without --follow, from watch_children(): the processes that ran
