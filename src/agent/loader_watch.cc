@@ -8,13 +8,13 @@
 
 #include "agent/agent_state.h"
 #include "agent/arming.h"
-#include "agent/semaphores.h"
 #include "agent/bind_interposers.h"
 #include "agent/controller.h"
 #include "agent/hit/stack_trace.h"
 #include "agent/hit/thread_trace.h"
 #include "agent/jump_optimizer.h"
 #include "agent/loaded_objects.h"
+#include "agent/semaphores.h"
 
 namespace dprobe::agent {
 namespace {
