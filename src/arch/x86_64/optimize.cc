@@ -93,7 +93,10 @@ bool droppable_branch_prefix(uint8_t value) {
 // Why the displaced branch cannot be relocated, or nullptr. The trampoline
 // re-encodes a direct jcc, jmp or call to the same absolute target
 // (write_trampoline); it must be the last displaced instruction, so that the
-// only copy whose length changes is the last one.
+// only copy whose length changes is the last one. A ret runs the same from
+// anywhere (it goes where the stack says: the 5-byte leaf `lea; ret` is
+// the commonest small function), copied as it is; as the last displaced
+// instruction, since nothing after it runs.
 const char* cannot_relocate_branch(const Classified& c, const ZydisDecoded& d, bool last) {
   switch (c.branch) {
     case Branch::kJcc:
@@ -101,7 +104,8 @@ const char* cannot_relocate_branch(const Classified& c, const ZydisDecoded& d, b
     case Branch::kCallRel:
       break;
     case Branch::kRet:
-      return "a ret cannot run from the trampoline";
+      return last ? nullptr
+                  : "a ret can run from the trampoline only as the last displaced instruction";
     case Branch::kCallIndirect:
     case Branch::kJmpIndirect:
       return "an indirect branch cannot run from the trampoline";

@@ -21,7 +21,8 @@
 //   pop   %rax ... pop %r15      ; back from the frame, skipping sp
 //   lea   192(%rsp),%rsp         ; ip, flags, segments and the red zone at once
 //   <displaced instructions>     ; RIP-relative disp32 retargeted; the last
-//                                ;   may be a direct branch, re-encoded:
+//                                ;   may be a direct branch, re-encoded, or a
+//                                ;   ret, copied (no jump back after it):
 //                                ;   jcc rel32 target  (or j!cc +14; jmp *0(%rip); .quad target)
 //                                ;   jmp rel32 target  (or jmp *0(%rip); .quad target), no jump
 //                                back ;   lea -8(%rsp),%rsp; movl $lo,(%rsp); movl $hi,4(%rsp); ;
@@ -307,7 +308,7 @@ bool relocate_branch(Emitter& e, const OptimizePlan& plan, const TrampolineSpec&
 }
 
 bool relocatable_branch(Branch b) {
-  return b == Branch::kJcc || b == Branch::kJmpRel || b == Branch::kCallRel;
+  return b == Branch::kJcc || b == Branch::kJmpRel || b == Branch::kCallRel || b == Branch::kRet;
 }
 
 // The displaced instructions, each at the same offset from the copy's start as
@@ -321,7 +322,13 @@ Result<bool, std::string> copy_displaced(Emitter& e, const OptimizePlan& plan,
     if (c.branch != Branch::kNone) {
       if (!relocatable_branch(c.branch) || &insn != &plan.displaced.back()) {
         return unexpected("the branch at " + hex(insn.address) +
-                          " is not a direct jcc, jmp or call ending the displaced instructions");
+                          " is not a direct jcc, jmp, call or a ret ending the displaced "
+                          "instructions");
+      }
+      if (c.branch == Branch::kRet) {
+        // Where the stack says, from here as from there: nothing follows it.
+        for (size_t i = 0; i < insn.length; ++i) e.put({insn.bytes[i]});
+        return false;
       }
       return relocate_branch(e, plan, spec, c);
     }

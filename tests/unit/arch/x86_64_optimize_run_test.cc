@@ -232,6 +232,26 @@ TEST(X86OptimizeRun, ProbeBetweenTheTestAndTheJz) { run_jz(kJzRel32Function, 0x0
 
 TEST(X86OptimizeRun, EntryDisplacesAJzRel8) { run_jz(kJzRel8Function, 0x00); }
 
+// The commonest small function, probed at its entry: its ret runs from the
+// trampoline and returns to the caller, as from the function.
+// offset 0x00: 48 8d 04 37        lea rax, [rdi+rsi]
+//        0x04: c3                 ret
+const Bytes kLeafSum = {0x48, 0x8d, 0x04, 0x37, 0xc3};
+
+TEST(X86OptimizeRun, ALeafsRetRunsFromTheTrampoline) {
+  ExecutablePage page;
+  ASSERT_TRUE(page.ok());
+  std::memcpy(page.bytes(), kLeafSum.data(), kLeafSum.size());
+  install(page, kLeafSum, 0);
+  if (::testing::Test::HasFatalFailure()) return;
+  auto f = reinterpret_cast<uint64_t (*)(uint64_t, uint64_t)>(page.bytes());
+  EXPECT_EQ(f(2, 3), 5u);
+  EXPECT_EQ(f(40, 2), 42u);
+  EXPECT_EQ(g_hit.count, 2);
+  EXPECT_EQ(g_hit.regs.slot[kDi], 40u);
+  EXPECT_EQ(g_hit.regs.slot[kIp], page.address());
+}
+
 // f(a, b, seen) = a + b + 1; the callee stores its [rsp] and rsp in seen[0], seen[1].
 // offset 0x00: 55                 push rbp
 //        0x01: e8 3a 00 00 00     call 0x40

@@ -172,12 +172,25 @@ TEST(X86Optimize, RefusesABranchThatIsNotTheLastDisplacedInstruction) {
   EXPECT_TRUE(analyze({0xe8, 0xfb, 0x0f, 0x00, 0x00, 0xc3}, kFunction));
 }
 
-TEST(X86Optimize, RefusesRetIndirectBranchesLoopAndJrcxz) {
+TEST(X86Optimize, DisplacesARetThatEndsTheDisplacedInstructions) {
   // 0x401000: 48 89 f8             mov rax, rdi
   // 0x401003: 5d                   pop rbp
   // 0x401004: c3                   ret
-  EXPECT_EQ(refusal({0x48, 0x89, 0xf8, 0x5d, 0xc3}, kFunction),
-            "cannot displace ret at 0x401004: a ret cannot run from the trampoline");
+  EXPECT_TRUE(analyze({0x48, 0x89, 0xf8, 0x5d, 0xc3}, kFunction));
+  // The commonest small function: 0x401000: 48 8d 04 37  lea rax, [rdi+rsi]; c3 ret
+  EXPECT_TRUE(analyze({0x48, 0x8d, 0x04, 0x37, 0xc3}, kFunction));
+  // ret imm16, and rep ret (an old AMD idiom)
+  EXPECT_TRUE(analyze({0x48, 0x89, 0xf8, 0xc2, 0x08, 0x00}, kFunction));
+  EXPECT_TRUE(analyze({0x31, 0xc0, 0x5d, 0xf3, 0xc3}, kFunction));
+  // 0x401000: 31 c0                xor eax, eax
+  // 0x401002: c3                   ret          <- more bytes must follow it
+  // 0x401003: 48 89 f8             mov rax, rdi
+  EXPECT_EQ(refusal({0x31, 0xc0, 0xc3, 0x48, 0x89, 0xf8, 0xc3}, kFunction),
+            "cannot displace ret at 0x401002: a ret can run from the trampoline only as the "
+            "last displaced instruction");
+}
+
+TEST(X86Optimize, RefusesIndirectBranchesLoopAndJrcxz) {
   // 0x401000: 48 89 f8             mov rax, rdi
   // 0x401003: e3 00                jrcxz 0x401005
   // 0x401005: c3                   ret

@@ -422,7 +422,8 @@ TEST(X86OptimizeTrampoline, RefusesABranchAPlanDidNotEndWith) {
   std::array<uint8_t, kTrampolineSize> bytes{};
   auto n = write_trampoline(bad, kNear, bytes);
   ASSERT_FALSE(n);
-  EXPECT_THAT(n.error(), HasSubstr("the branch at 0x401000 is not a direct jcc, jmp or call"));
+  EXPECT_THAT(n.error(),
+              HasSubstr("the branch at 0x401000 is not a direct jcc, jmp, call or a ret"));
 }
 
 }  // namespace
