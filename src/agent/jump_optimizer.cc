@@ -16,6 +16,7 @@
 #include "agent/syscall_dispatch.h"
 #include "agent/thread_census.h"
 #include "arch/runtime/raw_syscall.h"
+#include "arch/runtime/safe_memory.h"
 #include "core/landing_pads.h"
 
 extern "C" void dprobe_optimized_hit(dprobe::arch::SavedRegs* regs, uint64_t address) noexcept;
@@ -67,6 +68,9 @@ void set_optimization(bool wanted) {
   env.syscall_gadgets = reinterpret_cast<uint64_t>(dprobe_site_gadgets);
   env.syscall_gadgets_end = reinterpret_cast<uint64_t>(dprobe_site_gadgets_end);
   env.landing_pads = landing_pads_of;
+  env.read_memory = [](uint64_t address, void* out, size_t size) {
+    return arch::safe_read(out, address, size);
+  };
   env.clear_threads = clear_threads;
   env.sync_cores = sync_cores;
   AgentState& state = agent_state();

@@ -11,8 +11,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace dprobe::arch {
+
+// Reads the program's memory for an analysis beyond the bytes it was given
+// (a jump table in .rodata): false where it cannot (unmapped). The agent
+// reads its own process, fault-safe; tests a buffer. Not for the hit path.
+using ReadMemory = std::function<bool(uint64_t address, void* out, size_t size)>;
 
 class MemoryAccess {
  public:

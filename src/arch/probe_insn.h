@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/memory_access.h"
 #include "arch/refusal.h"
 #include "base/result.h"
 
@@ -188,10 +189,13 @@ void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& r
 // Whether the probe may become a jump to a trampoline: the plan, or the
 // reason it stays a breakpoint. `code` is the whole function, as the
 // program has it (no breakpoint bytes).
+// `read` shows what the code refers to beyond itself (x86_64: a jump
+// table); without it such code keeps its breakpoints.
 Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
                                                     uint64_t function_address,
                                                     uint64_t probe_address,
-                                                    std::span<const uint64_t> landing_pads);
+                                                    std::span<const uint64_t> landing_pads,
+                                                    const ReadMemory& read = {});
 // The addresses `code` (decoded from `address`) branches to or takes as
 // code addresses, for code outside a function whose extent is a guess:
 // where one lands inside a jump's replaced bytes, no jump goes there. On
@@ -214,7 +218,8 @@ uint64_t trampoline_copy_address(const OptimizePlan& plan, uint64_t trampoline, 
 Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> code,
                                                        uint64_t function_address,
                                                        uint64_t syscall_address,
-                                                       std::span<const uint64_t> landing_pads);
+                                                       std::span<const uint64_t> landing_pads,
+                                                       const ReadMemory& read = {});
 // Where the displaced instructions of a plan start.
 uint64_t displaced_address(const OptimizePlan& plan);
 // Its trampoline: the instructions before the syscall, enter(regs, links),

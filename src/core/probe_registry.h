@@ -82,6 +82,9 @@ struct OptimizeEnv {
       clear_threads;
   // Serializes every core of the process (membarrier SYNC_CORE).
   std::function<void()> sync_cores;
+  // Reads the program's memory, fault-safe: the jump tables a function's
+  // analysis looks into. Empty: they keep its probes breakpoints.
+  arch::ReadMemory read_memory;
 };
 
 // What trap handlers see: every probe, by address and by id.

@@ -47,7 +47,7 @@ void resume_after_hit(const ProbeInsn& insn, uint64_t slot_address, SavedRegs& r
 Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
                                                     uint64_t function_address,
                                                     uint64_t probe_address,
-                                                    std::span<const uint64_t>) {
+                                                    std::span<const uint64_t>, const ReadMemory&) {
   // One instruction is replaced: no landing pad or branch can be inside it.
   auto insn = arm64::prepare_probe(code, function_address, probe_address);
   if (!insn) return unexpected(std::move(insn.error().message));
@@ -105,7 +105,8 @@ constexpr const char* kNoSiteRewrite = "system call sites are not rewritten on a
 }  // namespace
 
 Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t>, uint64_t, uint64_t,
-                                                       std::span<const uint64_t>) {
+                                                       std::span<const uint64_t>,
+                                                       const ReadMemory&) {
   return unexpected(std::string(kNoSiteRewrite));
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "arch/x86_64/classify.h"
+#include "arch/x86_64/jump_tables.h"
 #include "arch/x86_64/zydis_decode.h"
 #include "base/strings.h"
 
@@ -186,14 +187,52 @@ Result<OptimizePlan, std::string> displace(std::span<const uint8_t> code, uint64
   return plan;
 }
 
-// No direct branch may land inside the replaced bytes, no jump we cannot
-// follow may be in the function at all, and no address inside the replaced
-// bytes may be taken (lea rcx, [rip+label]; call rcx would land there).
-Result<void, std::string> check_branches(const std::vector<Scanned>& insns,
+// The function's code, for what the analysis reads beyond one instruction.
+struct FunctionCode {
+  std::span<const uint8_t> code;
+  uint64_t address;
+  const ReadMemory& read;
+};
+
+// Whether a target of the jump table `insns[jump]` goes through lands
+// strictly inside the replaced bytes; an error where the table cannot be
+// read.
+Result<void, std::string> check_jump_table(const FunctionCode& f, const std::vector<Scanned>& insns,
+                                           size_t jump, const OptimizePlan& plan) {
+  std::vector<uint64_t> starts;
+  std::vector<uint64_t> branch_targets;
+  starts.reserve(insns.size());
+  for (const Scanned& s : insns) {
+    starts.push_back(s.address);
+    if (s.has_target) branch_targets.push_back(s.target);
+  }
+  auto pointer = through_a_pointer(f.code, f.address, starts, branch_targets, jump);
+  if (!pointer) return unexpected(pointer.error());
+  if (*pointer) return {};
+  auto targets = jump_table_targets(f.code, f.address, starts, branch_targets, jump, f.read);
+  if (!targets) return unexpected(targets.error());
+  const uint64_t end = plan.address + plan.displaced_length;
+  for (uint64_t target : *targets) {
+    if (strictly_inside(target, plan.address, end)) {
+      return unexpected("the jump table of the jmp at " + hex(insns[jump].address) + " targets " +
+                        hex(target) + ", inside the replaced bytes");
+    }
+  }
+  return {};
+}
+
+// No direct branch may land inside the replaced bytes, nor a jump table's
+// entry (jump_tables.h: a jump we cannot follow refuses), and no address
+// inside the replaced bytes may be taken (lea rcx, [rip+label]; call rcx
+// would land there).
+Result<void, std::string> check_branches(const FunctionCode& f, const std::vector<Scanned>& insns,
                                          const OptimizePlan& plan) {
   const uint64_t end = plan.address + plan.displaced_length;
-  for (const Scanned& s : insns) {
-    if (s.unprovable_jump) return unexpected("indirect jump (jump table?) at " + hex(s.address));
+  for (size_t i = 0; i < insns.size(); ++i) {
+    const Scanned& s = insns[i];
+    if (s.unprovable_jump) {
+      if (auto ok = check_jump_table(f, insns, i, plan); !ok) return ok;
+    }
     if (s.has_target && strictly_inside(s.target, plan.address, end)) {
       return unexpected(std::string(name_of(s.mnemonic)) + " at " + hex(s.address) + " targets " +
                         hex(s.target) + ", inside the replaced bytes");
@@ -233,7 +272,8 @@ Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t>
 
 Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function_code,
                                                uint64_t function_address, uint64_t probe_address,
-                                               std::span<const uint64_t> landing_pads) {
+                                               std::span<const uint64_t> landing_pads,
+                                               const ReadMemory& read) {
   if (probe_address < function_address ||
       probe_address - function_address >= function_code.size()) {
     return unexpected("probe " + hex(probe_address) + " is outside the function");
@@ -248,7 +288,8 @@ Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function
   const auto index = static_cast<size_t>(at - insns->begin());
   auto plan = displace(function_code, function_address, *insns, index);
   if (!plan) return plan;
-  if (auto ok = check_branches(*insns, *plan); !ok) return unexpected(ok.error());
+  const FunctionCode f{function_code, function_address, read};
+  if (auto ok = check_branches(f, *insns, *plan); !ok) return unexpected(ok.error());
   if (auto ok = check_landing_pads(landing_pads, *plan); !ok) return unexpected(ok.error());
   return plan;
 }
@@ -276,7 +317,8 @@ Result<size_t, std::string> syscall_run_start(const std::vector<Scanned>& insns,
 Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> function_code,
                                                       uint64_t function_address,
                                                       uint64_t syscall_address,
-                                                      std::span<const uint64_t> landing_pads) {
+                                                      std::span<const uint64_t> landing_pads,
+                                                      const ReadMemory& read) {
   auto insns = scan_function(function_code, function_address);
   if (!insns) return unexpected(insns.error());
   auto at = std::find_if(insns->begin(), insns->end(),
@@ -302,7 +344,8 @@ Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> f
     plan.displaced.push_back(*insn);
     plan.displaced_length = static_cast<uint8_t>(plan.displaced_length + insn->length);
   }
-  if (auto ok = check_branches(*insns, plan); !ok) return unexpected(ok.error());
+  const FunctionCode f{function_code, function_address, read};
+  if (auto ok = check_branches(f, *insns, plan); !ok) return unexpected(ok.error());
   if (auto ok = check_landing_pads(landing_pads, plan); !ok) return unexpected(ok.error());
   return plan;
 }

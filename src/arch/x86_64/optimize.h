@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "arch/x86_64/decoder.h"
+#include "arch/x86_64/jump_tables.h"
 #include "base/result.h"
 
 namespace dprobe::arch::x86_64 {
@@ -51,12 +52,14 @@ struct OptimizePlan {
 // an indirect branch target), a direct branch of the function or a landing pad
 // lands strictly inside the replaced bytes (or a [rip+disp] operand takes an
 // address there: lea of a label), or the function has an indirect
-// jmp other than a tail call through [rip+disp] (a jump table we cannot see
-// into). A RIP-relative operand out of reach is write_trampoline's to refuse:
-// it depends on where the trampoline is.
+// jmp other than a tail call through [rip+disp] whose jump table `read`
+// cannot show landing outside the replaced bytes (jump_tables.h; without
+// `read`, every one). A RIP-relative operand out of reach is
+// write_trampoline's to refuse: it depends on where the trampoline is.
 Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function_code,
                                                uint64_t function_address, uint64_t probe_address,
-                                               std::span<const uint64_t> landing_pads);
+                                               std::span<const uint64_t> landing_pads,
+                                               const ReadMemory& read = {});
 
 // Every address the code's direct branches and [rip+disp] operands name,
 // decoded from `address` to the end; or why the code does not decode.
@@ -152,7 +155,8 @@ bool touches_extended_state(const Insn& insn);
 Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> function_code,
                                                       uint64_t function_address,
                                                       uint64_t syscall_address,
-                                                      std::span<const uint64_t> landing_pads);
+                                                      std::span<const uint64_t> landing_pads,
+                                                      const ReadMemory& read = {});
 
 struct SyscallTrampolineSpec {
   uint64_t address = 0;

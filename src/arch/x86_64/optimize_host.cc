@@ -15,8 +15,9 @@ bool x86_64::host_has_sahf() {
 Result<OptimizePlan, std::string> plan_optimization(std::span<const uint8_t> code,
                                                     uint64_t function_address,
                                                     uint64_t probe_address,
-                                                    std::span<const uint64_t> landing_pads) {
-  return x86_64::can_optimize(code, function_address, probe_address, landing_pads);
+                                                    std::span<const uint64_t> landing_pads,
+                                                    const ReadMemory& read) {
+  return x86_64::can_optimize(code, function_address, probe_address, landing_pads, read);
 }
 
 Result<std::vector<uint64_t>, std::string> code_targets(std::span<const uint8_t> code,
@@ -29,8 +30,9 @@ size_t displaced_length(const OptimizePlan& plan) { return plan.displaced_length
 Result<OptimizePlan, std::string> plan_syscall_rewrite(std::span<const uint8_t> code,
                                                        uint64_t function_address,
                                                        uint64_t syscall_address,
-                                                       std::span<const uint64_t> landing_pads) {
-  return x86_64::can_rewrite_syscall(code, function_address, syscall_address, landing_pads);
+                                                       std::span<const uint64_t> landing_pads,
+                                                       const ReadMemory& read) {
+  return x86_64::can_rewrite_syscall(code, function_address, syscall_address, landing_pads, read);
 }
 
 uint64_t displaced_address(const OptimizePlan& plan) { return plan.address; }

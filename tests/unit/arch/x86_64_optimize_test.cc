@@ -89,12 +89,12 @@ TEST(X86Optimize, RefusesAJumpTable) {
   // 0x401004: 48 83 ec 10          sub rsp, 0x10
   // 0x401008: ff e0                jmp rax
   EXPECT_EQ(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xff, 0xe0}, kFunction),
-            "indirect jump (jump table?) at 0x401008");
-  // 0x401008: ff 24 c5 00 20 40 00 jmp qword ptr [rax*8+0x402000]
-  EXPECT_THAT(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xff, 0x24, 0xc5, 0x00, 0x20,
-                       0x40, 0x00},
-                      kFunction),
-              HasSubstr("indirect jump (jump table?)"));
+            "indirect jump at 0x401008 (a jump table of no pattern dprobe reads)");
+  // 0x401008: ff 24 c5 00 20 40 00 jmp qword ptr [rax*8+0x402000], no bound check
+  EXPECT_EQ(refusal({0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xff, 0x24, 0xc5, 0x00, 0x20,
+                     0x40, 0x00},
+                    kFunction),
+            "indirect jump at 0x401008 (a jump table whose bound check is not found)");
 }
 
 TEST(X86Optimize, AGotTailCallIsNotAJumpTable) {
