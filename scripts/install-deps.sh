@@ -13,7 +13,7 @@ set -euo pipefail
 # scripts/run.sh traces.
 MAIN_PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
-  libelf-dev libdw-dev libzydis-dev libcli11-dev libfmt-dev
+  libelf-dev libdw-dev libzydis-dev libcli11-dev libfmt-dev libiberty-dev
   sqlite3 python3 coreutils
 )
 
@@ -29,6 +29,8 @@ PACKAGES=(
   xz-utils perl openssl
   # <sys/sdt.h>: the test programs' own SDT probe points
   systemtap-sdt-dev
+  # a Rust program, its names in both manglings (tests/programs/rust_calls.rs)
+  rustc
   # gdb: the oracle of user stack traces (tests/integration/analysis_stack_test.cc)
   gdb
   # JIT code in stack traces (tests/integration/jit_frames_test.cc)
@@ -43,7 +45,7 @@ PACKAGES=(
 
 # The arm64 cross build's libraries, through dpkg's multiarch.
 ARM64_PACKAGES=(
-  libelf-dev:arm64 libdw-dev:arm64 libfmt-dev:arm64 libzydis-dev:arm64
+  libelf-dev:arm64 libdw-dev:arm64 libfmt-dev:arm64 libzydis-dev:arm64 libiberty-dev:arm64
   libgtest-dev:arm64 libgmock-dev:arm64 systemtap-sdt-dev:arm64
 )
 

@@ -2,6 +2,7 @@
 #include "symbols/symbol_table.h"
 
 #include <cxxabi.h>
+#include <demangle.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,9 +52,23 @@ std::string_view literal_prefix(std::string_view glob) {
   return glob.substr(0, glob.find_first_of("*?"));
 }
 
-// The C++ runtime's demangler (the one std::type_info::name users call);
-// empty for names it does not take.
-std::string demangle(const std::string& name) {
+// A Rust function's path (`calls::fib`, `<T as Trait>::f`), by libiberty's
+// demangler: v0 names (_R...) and the legacy ones, which are C++ names
+// ending in a hash (`..17h<16 hex digits>E`) that rustc adds and no
+// source names: it goes, as rustc-demangle's alternate form drops it.
+std::string demangle_rust(const std::string& name) {
+  char* text = cplus_demangle(name.c_str(), DMGL_RUST);
+  std::string out = text != nullptr ? text : "";
+  std::free(text);  // NOLINT: libiberty's buffer comes from malloc
+  return out;
+}
+
+}  // namespace
+
+std::string demangle_name(const std::string& name) {
+  if (name.starts_with("_R") || name.starts_with("_ZN")) {
+    if (std::string rust = demangle_rust(name); !rust.empty()) return rust;
+  }
   if (!name.starts_with("_Z")) return {};
   int status = 0;
   char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
@@ -61,6 +76,8 @@ std::string demangle(const std::string& name) {
   std::free(text);  // NOLINT: __cxa_demangle's buffer comes from malloc
   return out;
 }
+
+namespace {
 
 // Functions a C++ name finds: not thunks, guard variables or transaction
 // clones ("_ZT", "_ZG"), nor the outlined parts of another function.
@@ -110,7 +127,7 @@ SymbolTable::SymbolTable(const ElfFile& elf) : SymbolTable(elf.functions()) {}
 SymbolTable::SymbolTable(std::vector<FunctionSymbol> functions)
     : by_address_(std::move(functions)) {
   std::sort(by_address_.begin(), by_address_.end(), by_address_then_name);
-  for (FunctionSymbol& f : by_address_) f.demangled = demangle(f.name);
+  for (FunctionSymbol& f : by_address_) f.demangled = demangle_name(f.name);
   by_name_ = by_address_;
   std::sort(by_name_.begin(), by_name_.end(), by_name_then_address);
   for (size_t i = 0; i < by_name_.size(); ++i) {

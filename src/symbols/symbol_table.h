@@ -77,6 +77,11 @@ class SymbolTable {
 // compatibility one, fewer leading underscores, then the first by name.
 bool is_better_alias(const FunctionSymbol& a, const FunctionSymbol& b);
 
+// The source name of a mangled symbol: C++ (`ns::f(int)`) by the C++
+// runtime's demangler, Rust (`calls::fib`, legacy names without their
+// hash, and v0 names) by libiberty's; empty for a name neither takes.
+std::string demangle_name(const std::string& mangled);
+
 }  // namespace dprobe::symbols
 
 #endif  // DPROBE_SYMBOLS_SYMBOL_TABLE_H_
