@@ -1,9 +1,11 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "base/strings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 namespace dprobe {
 namespace {
@@ -119,6 +121,28 @@ std::string hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
   return text;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b, size_t limit) {
+  const size_t longer = std::max(a.size(), b.size());
+  const size_t shorter = std::min(a.size(), b.size());
+  if (longer - shorter > limit) return limit + 1;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    size_t best = row[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+      best = std::min(best, row[j]);
+    }
+    if (best > limit) return limit + 1;
+  }
+  return std::min(row[b.size()], limit + 1);
 }
 
 }  // namespace dprobe

@@ -31,6 +31,10 @@ std::vector<Word> split_words(std::string_view line);
 
 // Shell-style wildcard match with '*' and '?'.
 bool glob_match(std::string_view pattern, std::string_view text);
+
+// The Levenshtein distance of a and b, or `limit` + 1 once it is over
+// `limit` (the work stays bounded: names are compared by the thousand).
+size_t edit_distance(std::string_view a, std::string_view b, size_t limit);
 bool has_wildcard(std::string_view text);
 
 std::string_view trim(std::string_view text);

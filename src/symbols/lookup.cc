@@ -2,6 +2,7 @@
 #include "symbols/lookup.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
@@ -55,6 +56,45 @@ void drop_compat_versions(std::vector<const FunctionSymbol*>& matches) {
     std::erase_if(matches, [](const FunctionSymbol* f) { return f->is_compat_version; });
 }
 
+// Names of the object a name written with a slip may have meant: its case
+// changed, or a character or two wrong (at most a quarter of it), the
+// closest first, three at most.
+std::vector<std::string> similar_names(const SymbolTable& table, std::string_view name) {
+  const size_t limit = std::clamp<size_t>(name.size() / 4, 1, 3);
+  std::vector<std::pair<size_t, std::string>> near;
+  for (const FunctionSymbol& f : table.functions()) {
+    const std::string_view shown = f.display_name();
+    const size_t distance =
+        std::min(edit_distance(name, f.name, limit),
+                 shown == f.name ? limit + 1 : edit_distance(name, shown, limit));
+    const bool same_but_case =
+        std::equal(name.begin(), name.end(), f.name.begin(), f.name.end(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) ==
+                 std::tolower(static_cast<unsigned char>(b));
+        });
+    if (distance <= limit || same_but_case) near.emplace_back(same_but_case ? 0 : distance, shown);
+  }
+  std::sort(near.begin(), near.end());
+  std::vector<std::string> out;
+  for (const auto& [distance, shown] : near) {
+    if (std::find(out.begin(), out.end(), shown) == out.end()) out.push_back(shown);
+    if (out.size() == 3) break;
+  }
+  return out;
+}
+
+Unexpected<LookupError> not_found(const ElfFile& elf, const SymbolTable& table,
+                                  std::string_view name) {
+  LookupError err{Kind::kSymbolNotFound, std::string(name) + " in " + elf.path(), {}};
+  const std::vector<std::string> near = similar_names(table, name);
+  if (!near.empty()) {
+    std::string line = "did you mean ";
+    for (size_t i = 0; i < near.size(); ++i) line += (i == 0 ? "" : ", ") + near[i];
+    err.candidates.push_back(line + "?");
+  }
+  return unexpected(std::move(err));
+}
+
 }  // namespace
 
 std::string candidate_line(const FunctionSymbol& function) {
@@ -67,7 +107,7 @@ std::string candidate_line(const FunctionSymbol& function) {
 Result<ResolvedSymbol, LookupError> resolve_symbol(const ElfFile& elf, const SymbolTable& table,
                                                    std::string_view name, int64_t offset) {
   std::vector<const FunctionSymbol*> matches = table.lookup(name);
-  if (matches.empty()) return error(Kind::kSymbolNotFound, std::string(name) + " in " + elf.path());
+  if (matches.empty()) return not_found(elf, table, name);
   if (!has_one_address(matches)) drop_compat_versions(matches);
   if (!has_one_address(matches)) return not_unique(elf, name, matches);
   const FunctionSymbol& sym = *matches.front();

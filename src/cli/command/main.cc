@@ -11,6 +11,7 @@
 #include "cli/command/attach_command.h"
 #include "cli/command/check_command.h"
 #include "cli/command/list_command.h"
+#include "cli/command/option_hints.h"
 #include "cli/command/record_command.h"
 #include "cli/command/report_command.h"
 #include "cli/command/run_command.h"
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
     if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
     // CLI11's messages quote what was typed: shown, never acted on.
     std::cerr << "dprobe: error: " << dprobe::cli::printable(error.what()) << "\n"
-              << habit_hint(argc, argv) << "Run with --help for more information.\n";
+              << habit_hint(argc, argv) << dprobe::cli::option_hint(app, argc, argv)
+              << "Run with --help for more information.\n";
     return 2;
   }
   // A reader of the trace that goes away must not kill dprobe (and orphan

@@ -65,6 +65,16 @@ TEST(Glob, StarAndQuestionMark) {
   EXPECT_FALSE(has_wildcard("abc"));
 }
 
+TEST(EditDistance, CountsEditsUpToTheLimit) {
+  EXPECT_EQ(edit_distance("malloc", "malloc", 2), 0u);
+  EXPECT_EQ(edit_distance("mallocc", "malloc", 2), 1u);
+  EXPECT_EQ(edit_distance("malloc", "calloc", 2), 1u);
+  EXPECT_EQ(edit_distance("kitten", "sitting", 3), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting", 2), 3u);  // over the limit: limit + 1
+  EXPECT_EQ(edit_distance("a", "abcdef", 2), 3u);        // lengths alone too far apart
+  EXPECT_EQ(edit_distance("", "ab", 2), 2u);
+}
+
 TEST(Trim, BothEnds) {
   EXPECT_EQ(trim("  a b \t\n"), "a b");
   EXPECT_EQ(trim(""), "");

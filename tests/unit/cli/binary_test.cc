@@ -18,6 +18,7 @@ namespace {
 
 using symbols::test_support::host_libc;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using BinaryRun = support::CapturedRun;
 
@@ -93,6 +94,18 @@ TEST(DprobeBinary, UnknownOptionOfASubcommandExitsTwo) {
     EXPECT_EQ(run.out, "") << subcommand;
     EXPECT_THAT(run.err, HasSubstr("--bogus")) << subcommand;
   }
+}
+
+TEST(DprobeBinary, ANearMissSaysWhatItMayHaveMeant) {
+  const BinaryRun option = run_dprobe({"report", "--graf", "x.dat"});
+  EXPECT_EQ(option.status, 2);
+  EXPECT_THAT(option.err, HasSubstr("--graf: did you mean --graph?\n"));
+  const BinaryRun subcommand = run_dprobe({"attch", "-p", "1"});
+  EXPECT_EQ(subcommand.status, 2);
+  EXPECT_THAT(subcommand.err, HasSubstr("did you mean attach?\n"));
+  // Far from every option: no guess.
+  const BinaryRun far = run_dprobe({"check", "--bogus"});
+  EXPECT_THAT(far.err, Not(HasSubstr("did you mean")));
 }
 
 TEST(DprobeBinary, UnknownTopLevelOptionExitsTwo) {

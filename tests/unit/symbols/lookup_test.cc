@@ -55,6 +55,23 @@ TEST_F(LookupTest, UnknownName) {
   EXPECT_THAT(r.error().detail, HasSubstr("no_such_function"));
 }
 
+TEST_F(LookupTest, AMisspelledNameGetsTheNamesItMayHaveMeant) {
+  // One character off, and the case changed: each is suggested.
+  auto r = resolve("call_x", 0);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().kind, Kind::kSymbolNotFound);
+  ASSERT_EQ(r.error().candidates.size(), 1u);
+  EXPECT_THAT(r.error().candidates[0], HasSubstr("did you mean call_a"));
+  auto upper = resolve("CALL_A", 0);
+  ASSERT_FALSE(upper.has_value());
+  ASSERT_EQ(upper.error().candidates.size(), 1u);
+  EXPECT_THAT(upper.error().candidates[0], HasSubstr("call_a"));
+  // Nothing near: no suggestion.
+  auto far = resolve("no_such_function", 0);
+  ASSERT_FALSE(far.has_value());
+  EXPECT_TRUE(far.error().candidates.empty());
+}
+
 TEST_F(LookupTest, DataObjectIsNotAFunction) {
   auto r = resolve("fixture_counter", 0);
   ASSERT_FALSE(r.has_value());
