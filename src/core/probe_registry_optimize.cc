@@ -73,12 +73,11 @@ Result<void, std::string> ProbeRegistry::prepare_jump(Probe& probe) {
   auto pads = optimizer_->landing_pads(probe.function_address,
                                        probe.function_address + probe.function_size);
   if (!pads) return refuse(pads.error());
-  auto plan =
-      probe.syscall_at != 0
-          ? arch::plan_syscall_rewrite(code, probe.function_address, probe.syscall_at, *pads,
-                                       optimizer_->read_memory)
-          : arch::plan_optimization(code, probe.function_address, probe.address, *pads,
-                                    optimizer_->read_memory);
+  auto plan = probe.syscall_at != 0
+                  ? arch::plan_syscall_rewrite(code, probe.function_address, probe.syscall_at,
+                                               *pads, optimizer_->read_memory)
+                  : arch::plan_optimization(code, probe.function_address, probe.address, *pads,
+                                            optimizer_->read_memory);
   if (!plan) return refuse(plan.error());
   if (arch::displaced_address(*plan) != probe.address) {
     return refuse("the system call's instructions start elsewhere");
