@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "arch/x86_64/jump_tables.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "arch/x86_64/zydis_decode.h"
@@ -11,7 +12,7 @@ namespace {
 
 // How far back from the jmp the table's instructions, and from the table's
 // load the bound check, may be.
-constexpr size_t kTableReach = 8;
+constexpr size_t kTableReach = 16;
 constexpr size_t kBoundReach = 24;
 
 class Function {
@@ -58,7 +59,8 @@ struct Table {
   uint64_t address = 0;
   ZydisRegister index = ZYDIS_REGISTER_NONE;
   bool relative = true;
-  size_t use = 0;  // the instruction that reads the index: the movslq, or the jmp
+  size_t use = 0;    // the instruction that reads the index: the movslq, or the jmp
+  size_t first = 0;  // the pattern's first instruction: the lea, or the jmp
 };
 
 // jmp *T(,%idx,8)
@@ -67,29 +69,34 @@ std::optional<Table> absolute_table(const ZydisDecodedOperand& op, size_t jump) 
       op.mem.index == ZYDIS_REGISTER_NONE || op.mem.scale != 8 || !op.mem.disp.has_displacement) {
     return std::nullopt;
   }
-  return Table{static_cast<uint64_t>(op.mem.disp.value), op.mem.index, false, jump};
+  return Table{static_cast<uint64_t>(op.mem.disp.value), op.mem.index, false, jump, jump};
 }
 
-// movslq (%base,%idx,4),%target (or (%idx,%base,4)): the index, when the
-// base is `base`.
+// movslq (%base,%idx,4),%target: the index, when the base is `base`. (The
+// table in the index slot, (%idx,%base,4), would read idx + 4 T: no
+// compiler writes it, and it is not taken.)
 std::optional<ZydisRegister> scaled_load(const ZydisDecoded& d, ZydisRegister target,
                                          ZydisRegister base) {
   const ZydisDecodedOperand* ops = d.operands;
   if (d.insn.mnemonic != ZYDIS_MNEMONIC_MOVSXD || !is_register(ops[0], target) ||
-      ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[1].mem.scale != 4 ||
-      ops[1].mem.disp.value != 0) {
+      ops[0].size != 64 || ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[1].mem.scale != 4 ||
+      ops[1].mem.disp.value != 0 || full(ops[1].mem.base) != full(base) ||
+      ops[1].mem.index == ZYDIS_REGISTER_NONE) {
     return std::nullopt;
   }
-  if (full(ops[1].mem.base) == full(base)) return ops[1].mem.index;
-  if (full(ops[1].mem.index) == full(base)) return ops[1].mem.base;
-  return std::nullopt;
+  return ops[1].mem.index;
 }
 
 bool is_rip_lea(const ZydisDecoded& d, ZydisRegister reg) {
   const ZydisDecodedOperand* ops = d.operands;
-  return d.insn.mnemonic == ZYDIS_MNEMONIC_LEA && is_register(ops[0], reg) &&
+  return d.insn.mnemonic == ZYDIS_MNEMONIC_LEA && is_register(ops[0], reg) && ops[0].size == 64 &&
          ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[1].mem.base == ZYDIS_REGISTER_RIP &&
          ops[1].mem.index == ZYDIS_REGISTER_NONE;
+}
+
+bool ends_a_path(const ZydisDecoded& d) {
+  return d.insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+         d.insn.meta.category == ZYDIS_CATEGORY_RET;
 }
 
 // lea T(%rip),%base ... movslq (%base,%idx,4),%target; add %base,%target;
@@ -101,21 +108,24 @@ std::optional<Table> relative_table(const Function& f, ZydisRegister target, siz
   for (size_t i = jump; i-- > 0 && jump - i <= kTableReach;) {
     const auto d = f.decode(i);
     if (!d) return std::nullopt;
+    if (ends_a_path(*d)) return std::nullopt;  // what is before it is not the way here
     if (!base) {
       if (d->insn.mnemonic == ZYDIS_MNEMONIC_ADD && is_register(d->operands[0], target) &&
-          d->operands[1].type == ZYDIS_OPERAND_TYPE_REGISTER) {
+          d->operands[0].size == 64 && d->operands[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+          d->operands[1].size == 64) {
         base = d->operands[1].reg.value;
       } else if (writes(*d, target)) {
         return std::nullopt;
       }
     } else if (!table) {
       if (const auto index = scaled_load(*d, target, *base)) {
-        table = Table{0, *index, true, i};
+        table = Table{0, *index, true, i, i};
       } else if (writes(*d, target) || writes(*d, *base)) {
         return std::nullopt;
       }
     } else if (is_rip_lea(*d, *base)) {
       table->address = f.next(i) + static_cast<uint64_t>(d->operands[1].mem.disp.value);
+      table->first = i;
       return table;
     } else if (writes(*d, *base)) {
       return std::nullopt;
@@ -126,15 +136,36 @@ std::optional<Table> relative_table(const Function& f, ZydisRegister target, siz
 
 // The entries the bound check before the table allows: `cmp $N, %idx`
 // then ja (N + 1) or jae (N), with `mov %src32, %idx32` (zero-extending)
-// allowed between, and nothing else writing the index. The address where
-// the check is, so that the caller can see no branch comes in after it.
+// allowed between, and nothing else writing the index. A check of the
+// 32-bit register bounds the 64-bit index only if a 32-bit move after it
+// cleared the upper half (as GCC writes it: `mov %eax,%eax`); a byte
+// zero-extended to 32 or 64 bits bounds it by 256. Where the check is, so
+// that the caller can see no branch comes in after it.
 struct Bound {
   uint64_t entries;
-  size_t check;  // the cmp
+  size_t check;  // the cmp, or the write before it that cleared the upper half
 };
+
+// Where the 32-bit write that cleared the index's upper half is, before
+// the check at `check` (an instruction writing a 32-bit register clears
+// bits 32 to 63); nullopt where the last write is of another width.
+std::optional<size_t> cleared_before(const Function& f, size_t check, ZydisRegister index) {
+  for (size_t i = check; i-- > 0 && check - i <= kBoundReach;) {
+    const auto d = f.decode(i);
+    if (!d || ends_a_path(*d)) return std::nullopt;
+    for (size_t k = 0; k < d->insn.operand_count; ++k) {
+      const ZydisDecodedOperand& op = d->operands[k];
+      if (is_register(op, index) && (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) {
+        return op.size == 32 ? std::optional<size_t>(i) : std::nullopt;
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<Bound> bound(const Function& f, const Table& table) {
   ZydisRegister index = table.index;
+  bool cleared_upper = false;  // a 32-bit move zero-extended the index
   for (size_t i = table.use; i-- > 0 && table.use - i <= kBoundReach;) {
     const auto d = f.decode(i);
     if (!d) return std::nullopt;
@@ -146,26 +177,33 @@ std::optional<Bound> bound(const Function& f, const Table& table) {
           cmp->operands[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
         return std::nullopt;
       }
+      const uint16_t width = cmp->operands[0].size;
+      size_t earliest = i - 1;
+      if (width == 32 && !cleared_upper) {
+        const auto cleared = cleared_before(f, i - 1, index);
+        if (!cleared) return std::nullopt;
+        earliest = *cleared;
+      } else if (width != 64 && width != 32) {
+        return std::nullopt;
+      }
       const uint64_t limit = cmp->operands[1].imm.value.u;
       if (limit >= kMaxJumpTableEntries) return std::nullopt;
-      return Bound{m == ZYDIS_MNEMONIC_JNBE ? limit + 1 : limit, i - 1};
+      return Bound{m == ZYDIS_MNEMONIC_JNBE ? limit + 1 : limit, earliest};
     }
     if (m == ZYDIS_MNEMONIC_MOV && is_register(d->operands[0], index) &&
         d->operands[0].size == 32 && d->operands[1].type == ZYDIS_OPERAND_TYPE_REGISTER) {
       index = d->operands[1].reg.value;  // zero-extended: the bound holds
+      cleared_upper = true;
       continue;
     }
     // movzbl %al, %eax: a byte's 256 values bound it (more entries than the
     // table may have are read: what they point at can only refuse more).
     if (m == ZYDIS_MNEMONIC_MOVZX && is_register(d->operands[0], index) &&
-        d->operands[1].size == 8) {
+        d->operands[0].size >= 32 && d->operands[1].size == 8) {
       return Bound{256, i};
     }
     if (writes(*d, index)) return std::nullopt;
-    if (d->insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
-        d->insn.meta.category == ZYDIS_CATEGORY_RET) {
-      return std::nullopt;  // the code before it is not the way here
-    }
+    if (ends_a_path(*d)) return std::nullopt;  // the code before it is not the way here
   }
   return std::nullopt;
 }
@@ -179,7 +217,9 @@ bool loads_one_pointer(const ZydisDecodedOperand& op) {
 
 // Whether the jmp at `jump` goes through a pointer loaded from memory
 // without an index, or through one such a load put in its register:
-// `jmp *0x18(%rax)`, `mov 0x18(%r12),%rax; ...; jmp *%rax`.
+// `jmp *0x18(%rax)`, `mov 0x18(%r12),%rax; ...; jmp *%rax`. Not when the
+// load's base moves on before the jmp (`mov (%rbx),%rax; add $8,%rbx`:
+// threaded code walking a list of label addresses, not a call).
 bool jumps_through_a_pointer(const Function& f, std::span<const uint64_t> starts,
                              std::span<const uint64_t> branch_targets, size_t jump,
                              const ZydisDecodedOperand& op) {
@@ -192,8 +232,16 @@ bool jumps_through_a_pointer(const Function& f, std::span<const uint64_t> starts
     const auto d = f.decode(i);
     if (!d) return false;
     if (!writes(*d, op.reg.value)) continue;
-    return d->insn.mnemonic == ZYDIS_MNEMONIC_MOV && is_register(d->operands[0], op.reg.value) &&
-           d->operands[0].size == 64 && loads_one_pointer(d->operands[1]);
+    if (d->insn.mnemonic != ZYDIS_MNEMONIC_MOV || !is_register(d->operands[0], op.reg.value) ||
+        d->operands[0].size != 64 || !loads_one_pointer(d->operands[1])) {
+      return false;
+    }
+    const ZydisRegister base = d->operands[1].mem.base;
+    for (size_t k = i + 1; k < jump; ++k) {
+      const auto later = f.decode(k);
+      if (!later || writes(*later, base)) return false;
+    }
+    return true;
   }
   return false;
 }
@@ -226,9 +274,11 @@ Result<std::vector<uint64_t>, std::string> jump_table_targets(
   if (!table) return unexpected(where + " (a jump table of no pattern dprobe reads)");
   const std::optional<Bound> checked = bound(f, *table);
   if (!checked) return unexpected(where + " (a jump table whose bound check is not found)");
-  // One way in: a branch to after the check could bring any index.
+  // One way in: a branch to after the first of the check and the table's
+  // lea could bring another index, or another table.
+  const uint64_t first = starts[std::min(checked->check, table->first)];
   for (uint64_t target : branch_targets) {
-    if (target > starts[checked->check] && target <= starts[jump]) {
+    if (target > first && target <= starts[jump]) {
       return unexpected(where + " (a jump table reached around its bound check)");
     }
   }

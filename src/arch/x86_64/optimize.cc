@@ -192,6 +192,7 @@ struct FunctionCode {
   std::span<const uint8_t> code;
   uint64_t address;
   const ReadMemory& read;
+  std::span<const uint64_t> landing_pads;  // ways in, as branch targets are
 };
 
 // Whether a target of the jump table `insns[jump]` goes through lands
@@ -206,6 +207,7 @@ Result<void, std::string> check_jump_table(const FunctionCode& f, const std::vec
     starts.push_back(s.address);
     if (s.has_target) branch_targets.push_back(s.target);
   }
+  branch_targets.insert(branch_targets.end(), f.landing_pads.begin(), f.landing_pads.end());
   auto pointer = through_a_pointer(f.code, f.address, starts, branch_targets, jump);
   if (!pointer) return unexpected(pointer.error());
   if (*pointer) return {};
@@ -288,7 +290,7 @@ Result<OptimizePlan, std::string> can_optimize(std::span<const uint8_t> function
   const auto index = static_cast<size_t>(at - insns->begin());
   auto plan = displace(function_code, function_address, *insns, index);
   if (!plan) return plan;
-  const FunctionCode f{function_code, function_address, read};
+  const FunctionCode f{function_code, function_address, read, landing_pads};
   if (auto ok = check_branches(f, *insns, *plan); !ok) return unexpected(ok.error());
   if (auto ok = check_landing_pads(landing_pads, *plan); !ok) return unexpected(ok.error());
   return plan;
@@ -344,7 +346,7 @@ Result<OptimizePlan, std::string> can_rewrite_syscall(std::span<const uint8_t> f
     plan.displaced.push_back(*insn);
     plan.displaced_length = static_cast<uint8_t>(plan.displaced_length + insn->length);
   }
-  const FunctionCode f{function_code, function_address, read};
+  const FunctionCode f{function_code, function_address, read, landing_pads};
   if (auto ok = check_branches(f, *insns, plan); !ok) return unexpected(ok.error());
   if (auto ok = check_landing_pads(landing_pads, plan); !ok) return unexpected(ok.error());
   return plan;

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,20 @@ struct OpenCall {
 class Walker {
  public:
   Walker(const trace::TraceFileContents& file, CallVisitor& visitor)
-      : file_(file), visitor_(visitor) {}
+      : file_(file), visitor_(visitor) {
+    // Only a function some return record closes is a call: an entry probe
+    // alone (`p malloc`) would open one per hit and never close it.
+    for (const trace::FileRecord& record : file.records) {
+      const auto header = trace::load_field<trace::RecordHeader>(record.bytes.data(), 0);
+      const auto event = file.events.find({record.stream, header.type});
+      if (event == file.events.end() || !event->second.is_return ||
+          record.bytes.size() < trace::EventDesc::kFuncOffset + sizeof(uint64_t)) {
+        continue;
+      }
+      returning_.insert({record.stream, trace::load_field<uint64_t>(
+                                            record.bytes.data(), trace::EventDesc::kFuncOffset)});
+    }
+  }
 
   void add(const trace::FileRecord& record) {
     CallStep step;
@@ -44,6 +58,7 @@ class Walker {
     // names (an IFUNC's implementation in a stripped library) is taken for
     // the function its probe was put on.
     if (symbol && symbol->offset != 0) return event_step(step);
+    if (!opens_a_call(record.stream, address, step.header.type)) return event_step(step);
     enter_step(step, address, std::move(name));
   }
 
@@ -54,6 +69,15 @@ class Walker {
   }
 
  private:
+  // Whether an entry record of `event` at `address` opens a call: the
+  // function returns somewhere in the file, and of several entry probes on
+  // it (`p f` beside `p f x=%di`) the first seen is the one that opens.
+  bool opens_a_call(uint32_t stream, uint64_t address, uint16_t event) {
+    if (returning_.count({stream, address}) == 0) return false;
+    const auto [chosen, added] = call_events_.emplace(std::pair{stream, address}, event);
+    return added || chosen->second == event;
+  }
+
   const trace::FileSymbolizer& symbolizer(uint32_t stream) {
     auto& slot = symbolizers_[stream];
     if (!slot) slot = std::make_unique<trace::FileSymbolizer>(file_, stream);
@@ -117,7 +141,9 @@ class Walker {
 
   const trace::TraceFileContents& file_;
   CallVisitor& visitor_;
-  std::map<uint32_t, std::vector<OpenCall>> open_;  // by thread
+  std::map<uint32_t, std::vector<OpenCall>> open_;     // by thread
+  std::set<std::pair<uint32_t, uint64_t>> returning_;  // (stream, function) some return closes
+  std::map<std::pair<uint32_t, uint64_t>, uint16_t> call_events_;  // the entry event that opens
   std::map<uint32_t, std::unique_ptr<trace::FileSymbolizer>> symbolizers_;
 };
 

@@ -17,9 +17,10 @@ namespace {
 
 using Kind = CallStep::Kind;
 
-// The task cell: COMM-TID (COMM cut to 7 characters), centred in 17.
+// The task cell: COMM-TID (COMM cut to 7 characters), centred in 14 (the
+// kernel's TRACE_GRAPH_PROCINFO_LENGTH; with its " | " the header's 17).
 std::string task_cell(std::string_view comm, uint32_t tid) {
-  constexpr size_t kCell = 17;
+  constexpr size_t kCell = 14;
   const std::string text = fmt::format("{}-{}", comm.substr(0, 7), tid);
   const size_t spaces = text.size() < kCell ? kCell - text.size() : 0;
   return std::string(spaces / 2, ' ') + text + std::string(spaces - spaces / 2, ' ');

@@ -119,6 +119,71 @@ TEST(X86JumpTables, ABranchAroundTheCheckRefuses) {
   EXPECT_THAT(plan.error(), HasSubstr("reached around its bound check"));
 }
 
+// Two ways to one dispatch, each with its own table (cross-jumping):
+// only the table whose lea is in sight would be read.
+TEST(X86JumpTables, AnotherPathsTableRefuses) {
+  // 0x401000: 53                   push rbx
+  // 0x401001: 48 89 fb             mov rbx, rdi
+  // 0x401004: 85 f6                test esi, esi
+  // 0x401006: 75 16                jne 0x40101e
+  // 0x401008: 48 8d 15 f1 0f 00 00 lea rdx, [rip+0xff1] = [0x402000]
+  // 0x40100f: 48 83 f8 01          cmp rax, 1         <- also reached from 0x401025
+  // 0x401013: 77 12                ja 0x401027
+  // 0x401015: 48 63 04 82          movsxd rax, dword [rdx+rax*4]
+  // 0x401019: 48 01 d0             add rax, rdx
+  // 0x40101c: ff e0                jmp rax
+  // 0x40101e: 48 8d 15 db 1f 00 00 lea rdx, [rip+0x1fdb] = [0x403000]
+  // 0x401025: eb e8                jmp 0x40100f
+  // 0x401027: 5b c3                pop rbx; ret
+  const Bytes code = {0x53, 0x48, 0x89, 0xfb, 0x85, 0xf6, 0x75, 0x16, 0x48, 0x8d, 0x15,
+                      0xf1, 0x0f, 0x00, 0x00, 0x48, 0x83, 0xf8, 0x01, 0x77, 0x12, 0x48,
+                      0x63, 0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0x48, 0x8d, 0x15,
+                      0xdb, 0x1f, 0x00, 0x00, 0xeb, 0xe8, 0x5b, 0xc3};
+  TableMemory memory({0x401027, 0x401027});
+  auto plan = can_optimize(code, kFunction, kFunction, {}, memory.reader());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error(), HasSubstr("reached around its bound check"));
+}
+
+TEST(X86JumpTables, ALandingPadAfterTheCheckIsAWayIn) {
+  TableMemory memory(kCases);
+  auto plan = can_optimize(switch_code(), kFunction, kFunction, std::vector<uint64_t>{0x40100e},
+                           memory.reader());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error(), HasSubstr("reached around its bound check"));
+}
+
+TEST(X86JumpTables, WhatNoCompilerWritesIsNotTaken) {
+  TableMemory memory(kCases);
+  // movsxd rax, dword [rax+rdx*4]: the table in the index slot.
+  Bytes swapped = switch_code();
+  swapped[17] = 0x90;
+  auto plan = can_optimize(swapped, kFunction, kFunction, {}, memory.reader());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error(), HasSubstr("no pattern dprobe reads"));
+  // nop; cmp al, 2: a byte's bound says nothing of the rest of rax.
+  Bytes byte_check = switch_code();
+  byte_check[2] = 0x90;
+  byte_check[3] = 0x3c;
+  byte_check[4] = 0x02;
+  plan = can_optimize(byte_check, kFunction, kFunction, {}, memory.reader());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error(), HasSubstr("bound check is not found"));
+}
+
+TEST(X86JumpTables, ThreadedCodeWalkingItsLabelsIsNoCall) {
+  // 0x401000: 53                   push rbx
+  // 0x401001: 48 89 fb             mov rbx, rdi
+  // 0x401004: 5b                   pop rbx
+  // 0x401005: 48 8b 03             mov rax, [rbx]      (the next label's address)
+  // 0x401008: 48 83 c3 08          add rbx, 8          (ip++)
+  // 0x40100c: ff e0                jmp rax
+  auto plan = can_optimize(
+      Bytes{0x53, 0x48, 0x89, 0xfb, 0x5b, 0x48, 0x8b, 0x03, 0x48, 0x83, 0xc3, 0x08, 0xff, 0xe0},
+      kFunction, kFunction, {}, {});
+  ASSERT_FALSE(plan);
+}
+
 TEST(X86JumpTables, AByteIndexIsBoundedByItsWidth) {
   // 0x401000: 0f b6 c7             movzx eax, dil      (no cmp: 256 entries)
   // then the table's lea, movsxd, add and jmp as above, shifted by one byte

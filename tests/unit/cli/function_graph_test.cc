@@ -96,45 +96,70 @@ TEST(FunctionGraph, NestsCallsAndPrintsLeavesOnOneLine) {
       .leave(100, kTop, 120000);
   EXPECT_EQ(function_graph(b.file()),
             std::string(kHeader) +
-                " 1)     prog-100      |               |  top() {\n"
-                " 1)     prog-100      |               |    middle() {\n"
-                " 1)     prog-100      |   0.714 us    |      leaf();\n"
-                " 1)     prog-100      |               |      /* mark: (middle+0x4/0x10) */\n"
-                " 1)     prog-100      | + 12.208 us   |    }\n"
-                " 1)     prog-100      | ! 119.000 us  |  }\n");
+                " 1)    prog-100    |               |  top() {\n"
+                " 1)    prog-100    |               |    middle() {\n"
+                " 1)    prog-100    |   0.714 us    |      leaf();\n"
+                " 1)    prog-100    |               |      /* mark: (middle+0x4/0x10) */\n"
+                " 1)    prog-100    | + 12.208 us   |    }\n"
+                " 1)    prog-100    | ! 119.000 us  |  }\n");
 }
 
 TEST(FunctionGraph, AnotherThreadsLineFollowsAMarker) {
   FileBuilder b;
   b.enter(100, kTop, 1000).enter(101, kLeaf, 1500).leave(101, kLeaf, 2500).leave(100, kTop, 3000);
   EXPECT_EQ(function_graph(b.file()), std::string(kHeader) +
-                                          " 1)     prog-100      |               |  top() {\n"
+                                          " 1)    prog-100    |               |  top() {\n"
                                           " ------------------------------------------\n"
-                                          " 1)     prog-100      =>    worker-101    \n"
-                                          " ------------------------------------------\n"
-                                          "\n"
-                                          " 1)    worker-101     |   1.000 us    |  leaf();\n"
-                                          " ------------------------------------------\n"
-                                          " 1)    worker-101     =>     prog-100     \n"
+                                          " 1)    prog-100    =>   worker-101  \n"
                                           " ------------------------------------------\n"
                                           "\n"
-                                          " 1)     prog-100      |   2.000 us    |  }\n");
+                                          " 1)   worker-101   |   1.000 us    |  leaf();\n"
+                                          " ------------------------------------------\n"
+                                          " 1)   worker-101   =>    prog-100   \n"
+                                          " ------------------------------------------\n"
+                                          "\n"
+                                          " 1)    prog-100    |   2.000 us    |  }\n");
 }
 
 TEST(FunctionGraph, CallsLeftUnwoundAndStillRunningKeepTheirOpening) {
   FileBuilder b;
-  // middle is left by a longjmp to top, which returns; leaf never returns.
+  // middle and leaf are left by a longjmp to top, which returns; called
+  // again, they return; the last leaf never does.
   b.enter(100, kTop, 1000)
       .enter(100, kMiddle, 2000)
       .enter(100, kLeaf, 2500)
       .leave(100, kTop, 5000)
-      .enter(100, kLeaf, 6000);
+      .enter(100, kMiddle, 6000)
+      .enter(100, kLeaf, 6500)
+      .leave(100, kLeaf, 6600)
+      .leave(100, kMiddle, 7000)
+      .enter(100, kLeaf, 8000);
   EXPECT_EQ(function_graph(b.file()), std::string(kHeader) +
-                                          " 1)     prog-100      |               |  top() {\n"
-                                          " 1)     prog-100      |               |    middle() {\n"
-                                          " 1)     prog-100      |               |      leaf() {\n"
-                                          " 1)     prog-100      |   4.000 us    |  }\n"
-                                          " 1)     prog-100      |               |  leaf() {\n");
+                                          " 1)    prog-100    |               |  top() {\n"
+                                          " 1)    prog-100    |               |    middle() {\n"
+                                          " 1)    prog-100    |               |      leaf() {\n"
+                                          " 1)    prog-100    |   4.000 us    |  }\n"
+                                          " 1)    prog-100    |               |  middle() {\n"
+                                          " 1)    prog-100    |   0.100 us    |    leaf();\n"
+                                          " 1)    prog-100    |   1.000 us    |  }\n"
+                                          " 1)    prog-100    |               |  leaf() {\n");
+}
+
+// An entry probe with no return probe on its function (`p malloc`) is an
+// event, not a call that never ends; of two entry probes on one function,
+// one opens the call.
+TEST(FunctionGraph, EntriesThatNothingClosesAreEvents) {
+  FileBuilder b;
+  b.enter(100, kTop, 1000)
+      .enter(100, kMiddle, 2000)
+      .enter(100, kMiddle, 3000)
+      .leave(100, kTop, 4000);
+  EXPECT_EQ(function_graph(b.file()),
+            std::string(kHeader) +
+                " 1)    prog-100    |               |  top() {\n"
+                " 1)    prog-100    |               |    /* enter: (middle+0x0/0x10) */\n"
+                " 1)    prog-100    |               |    /* enter: (middle+0x0/0x10) */\n"
+                " 1)    prog-100    |   3.000 us    |  }\n");
 }
 
 TEST(FunctionGraph, DurationsAsFtracePrintsThem) {
