@@ -39,12 +39,17 @@ void for_each_range(const KnownObject& known,
   for (const TextRange& range : known.mapped.text) (registry.*action)(range.begin, range.end);
 }
 
-// About to unmap: no object loaded after start keeps a patched byte.
+// About to unmap: no object loaded after start keeps a patched byte, nor a
+// count in a semaphore that may be gone before the session ends.
 void before_delete() {
   AgentState& state = agent_state();
   std::lock_guard lock(state.registry_writer);
   for (const KnownObject& known : *g_known) {
-    if (!known.startup) for_each_range(known, &core::ProbeRegistry::disarm_range);
+    if (known.startup) continue;
+    for_each_range(known, &core::ProbeRegistry::disarm_range);
+    for (const TextRange& range : known.mapped.text) {
+      lower_semaphores_of_sites(range.begin, range.end);
+    }
   }
 }
 
@@ -70,7 +75,11 @@ void after_change() {
     });
     g_known->erase(kept, g_known->end());
     for (const KnownObject& known : *g_known) {
-      if (!known.startup) for_each_range(known, &core::ProbeRegistry::arm_range);
+      if (known.startup) continue;
+      for_each_range(known, &core::ProbeRegistry::arm_range);
+      for (const TextRange& range : known.mapped.text) {
+        raise_semaphores_of_sites(range.begin, range.end);
+      }
     }
   }
   std::vector<TextRange> new_text;  // of the objects loaded now

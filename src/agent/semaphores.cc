@@ -10,6 +10,7 @@ namespace {
 struct Counted {
   uint64_t semaphore;
   uint64_t site;
+  bool lowered = false;  // taken back while the loader may unmap its object
 };
 
 // Never destroyed: a thread may disarm while the process exits.
@@ -24,6 +25,10 @@ void add_to_counter(uint64_t semaphore, int16_t delta) {
   __atomic_fetch_add(counter, static_cast<uint16_t>(delta), __ATOMIC_RELAXED);
 }
 
+bool in(const Counted& entry, uint64_t begin, uint64_t end) {
+  return entry.site >= begin && entry.site < end;
+}
+
 }  // namespace
 
 void count_semaphore_up(uint64_t semaphore, uint64_t site) {
@@ -33,13 +38,30 @@ void count_semaphore_up(uint64_t semaphore, uint64_t site) {
 }
 
 void release_semaphores() {
-  for (const Counted& entry : counted()) add_to_counter(entry.semaphore, -1);
+  for (const Counted& entry : counted()) {
+    if (!entry.lowered) add_to_counter(entry.semaphore, -1);
+  }
   counted().clear();
 }
 
+void lower_semaphores_of_sites(uint64_t begin, uint64_t end) {
+  for (Counted& entry : counted()) {
+    if (!in(entry, begin, end) || entry.lowered) continue;
+    add_to_counter(entry.semaphore, -1);
+    entry.lowered = true;
+  }
+}
+
+void raise_semaphores_of_sites(uint64_t begin, uint64_t end) {
+  for (Counted& entry : counted()) {
+    if (!in(entry, begin, end) || !entry.lowered) continue;
+    add_to_counter(entry.semaphore, 1);
+    entry.lowered = false;
+  }
+}
+
 void forget_semaphores_of_sites(uint64_t begin, uint64_t end) {
-  std::erase_if(counted(),
-                [&](const Counted& entry) { return entry.site >= begin && entry.site < end; });
+  std::erase_if(counted(), [&](const Counted& entry) { return in(entry, begin, end); });
 }
 
 }  // namespace dprobe::agent

@@ -19,6 +19,12 @@ void count_semaphore_up(uint64_t semaphore, uint64_t site);
 // Every count added goes back (disarming, at detach, in a child).
 void release_semaphores();
 
+// The loader is about to unmap an object (which one, it does not say): the
+// counts of the sites in [begin, end) go back while their memory is there,
+// and come up again for the objects that stayed.
+void lower_semaphores_of_sites(uint64_t begin, uint64_t end);
+void raise_semaphores_of_sites(uint64_t begin, uint64_t end);
+
 // The object holding the sites in [begin, end) went away, and its
 // semaphores with it: nothing to give back there.
 void forget_semaphores_of_sites(uint64_t begin, uint64_t end);

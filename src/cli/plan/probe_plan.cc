@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <optional>
+
 #include "base/strings.h"
 #include "symbols/lookup.h"
 
@@ -171,9 +173,19 @@ class Planner {
       error.column = column;
       return unexpected(error);
     }
+    // File-local variables share names (two files' `static int calls`,
+    // both `calls.0` for the assembler): one of them would be a guess.
+    std::optional<uint64_t> found;
     for (const symbols::FunctionSymbol& variable : object->file->variables) {
-      if (variable.name == ref.symbol) return object->loaded->bias + variable.address;
+      if (variable.name != ref.symbol) continue;
+      if (found && *found != variable.address) {
+        return unexpected(
+            error_at(ErrorCode::NON_UNIQ_SYMBOL, site, column,
+                     ref.symbol + " names more than one variable in " + object->file->elf.path()));
+      }
+      found = variable.address;
     }
+    if (found) return object->loaded->bias + *found;
     const auto functions = object->file->table.find(ref.symbol);
     if (!functions.empty()) return object->loaded->bias + functions.front().address;
     return unexpected(error_at(ErrorCode::NO_SYMBOL, site, column,

@@ -76,6 +76,22 @@ TEST(ProbePlan, FetchSymbolsAndFileOffsetsBecomeImmediates) {
   EXPECT_EQ(static_cast<uint64_t>(event.args[1].code[0].imm), kLibcBias + *vaddr);
 }
 
+// Two files' `static int calls` are two variables of one name: which one a
+// fetch means cannot be told, so it is refused, not guessed.
+TEST(ProbePlan, AVariableNameTwoFilesUseIsRefused) {
+  const auto& fx = symbols::test_support::fixture();
+  ASSERT_TRUE(fx.ok) << fx.error;
+  TargetResolver resolver("");
+  const std::vector<protocol::LoadedObject> objects = {loaded(fx.lib, 0x7e0000000000)};
+  Planned planned =
+      plan({"p " + fx.lib + ":call_a n=@" + fx.lib + ":calls:s32"}, objects, resolver);
+  ASSERT_FALSE(planned.result);
+  ASSERT_EQ(planned.result.error().size(), 1u);
+  EXPECT_EQ(planned.result.error()[0].code, lang::ErrorCode::NON_UNIQ_SYMBOL);
+  EXPECT_NE(planned.result.error()[0].detail.find("calls names more than one variable"),
+            std::string::npos);
+}
+
 TEST(ProbePlan, AProbeOnAnObjectNotLoadedYetIsPending) {
   TargetResolver resolver("");
   const std::vector<protocol::LoadedObject> objects = {loaded(host_libc(), kLibcBias)};
