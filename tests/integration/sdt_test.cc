@@ -205,6 +205,36 @@ TEST(Sdt, PythonFunctionsCalledFromCAndItsCollections) {
   EXPECT_TRUE(collected) << run;
 }
 
+// With a profile hook set (cProfile here), Python 3.11 passes its
+// function__entry point on every call too: entries and returns pair up.
+TEST(Sdt, PythonUnderAProfileHookEntersEveryFunction) {
+  if (::access(kPython, X_OK) != 0) GTEST_SKIP() << "needs " << kPython;
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  write_file(dir.file("calls.py"),
+             "def visited(x):\n"
+             "    return x + 1\n"
+             "print(sum(visited(i) for i in range(37)))\n");
+  const std::string py = std::string(kPython) + ":%sdt_python:";
+  const RunResult run =
+      run_traced({"p " + py + "function__entry func=+0($arg2):string line=$arg3",
+                  "p " + py + "function__return func=+0($arg2):string"},
+                 {kPython, "-m", "cProfile", "-o", "/dev/null", dir.file("calls.py")});
+  ASSERT_EQ(run.status, 0) << run;
+  size_t entries = 0;
+  size_t returns = 0;
+  for (const TraceLine& line : parse_trace(run.out)) {
+    if (line.arg("func") != "\"visited\"") continue;
+    if (line.event == "function__entry") {
+      ++entries;
+      EXPECT_EQ(line.arg("line"), "1");  // the def's line
+    }
+    if (line.event == "function__return") ++returns;
+  }
+  EXPECT_EQ(entries, 37u) << run;
+  EXPECT_EQ(returns, 37u) << run;
+}
+
 // libstdc++'s own points: one throw and one catch per round of
 // ret_exceptions' direct mode.
 TEST(Sdt, LibstdcxxThrowsAndCatches) {
