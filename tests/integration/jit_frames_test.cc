@@ -131,6 +131,34 @@ TEST(JitFrames, NodeFramesAreNamedFromItsPerfMap) {
       << (example != nullptr ? stack_text(*example) : std::string("no stack names hotStat"));
 }
 
+// node --perf-prof writes a jitdump (jit-PID.dump, in its working
+// directory) instead of the text map: its frames are named from that.
+TEST(JitFrames, NodeFramesAreNamedFromItsJitdump) {
+  const std::string node = find_tool("node");
+  if (node.empty()) GTEST_SKIP() << "node is not installed (scripts/install-deps.sh: nodejs)";
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  write_file(dir.file("hot.js"), kNodeScript);
+  const RunResult run = run_traced(
+      {"p:jit/sys libc.so.6:syscall nr=%di:u64"},
+      {"/bin/sh", "-c",
+       "cd " + dir.path() + " && exec " + node +
+           " --perf-prof --no-logfile-per-isolate --logfile=v8.log hot.js " + dir.path()},
+      {"--filter", "jit/sys:nr == 332", "--stacktrace", "jit/sys"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  ASSERT_THAT(run.out, ::testing::HasSubstr("jit: ok")) << run.err;
+  const std::vector<StackedLine> lines = parse_stacked(run.out);
+  ASSERT_GE(lines.size(), 6000u);
+  size_t through_jit = 0;
+  for (const StackedLine& line : lines) {
+    const Found found = find_frames(line.stack, "hotStat", "node");
+    if (found.jit < 0) continue;
+    EXPECT_GE(found.runtime_after, 0) << stack_text(line.stack);
+    ++through_jit;
+  }
+  EXPECT_GE(through_jit, lines.size() / 2);
+}
+
 constexpr std::string_view kJavaSource = R"(import java.io.File;
 public class Hot {
   static int hotExists(File f, int n) {

@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <iterator>
 #include <utility>
+
+#include "cli/output/jit_dump.h"
 
 namespace dprobe::cli {
 namespace {
@@ -107,9 +110,13 @@ std::unique_ptr<PerfMap> PerfMap::of_process(pid_t host_pid, uint32_t own_pid) {
   struct stat process {};
   const uid_t uid = ::stat(proc.c_str(), &process) == 0 ? process.st_uid : ::geteuid();
   const std::string tmp = proc + "/root/tmp";
-  return std::unique_ptr<PerfMap>(new PerfMap(::open(tmp.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC),
-                                              "perf-" + std::to_string(own_pid) + ".map", own_pid,
-                                              uid));
+  auto map = std::unique_ptr<PerfMap>(
+      new PerfMap(::open(tmp.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC),
+                  "perf-" + std::to_string(own_pid) + ".map", own_pid, uid));
+  map->host_pid_ = host_pid;
+  // Held from the start: the dump may be read once the process is gone.
+  map->cwd_fd_ = ::open((proc + "/cwd").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return map;
 }
 
 PerfMap::PerfMap(const std::string& directory, std::string file_name, uint32_t own_pid)
@@ -120,10 +127,13 @@ PerfMap::PerfMap(int directory_fd, std::string file_name, uint32_t own_pid, uid_
     : directory_fd_(directory_fd),
       file_name_(std::move(file_name)),
       label_("[JIT] tid " + std::to_string(own_pid)),
-      process_uid_(process_uid) {}
+      process_uid_(process_uid),
+      own_pid_(own_pid) {}
 
 PerfMap::~PerfMap() {
   if (directory_fd_ >= 0) ::close(directory_fd_);
+  if (jitdump_fd_ >= 0) ::close(jitdump_fd_);
+  if (cwd_fd_ >= 0) ::close(cwd_fd_);
 }
 
 std::optional<PerfMapHit> PerfMap::find(uint64_t address) {
@@ -155,6 +165,11 @@ bool trustworthy(const struct stat& file, uid_t process_uid) {
 }  // namespace
 
 void PerfMap::refresh_locked() {
+  refresh_map_locked();
+  refresh_jitdump_locked();
+}
+
+void PerfMap::refresh_map_locked() {
   if (directory_fd_ < 0) return;
   const int fd =
       ::openat(directory_fd_, file_name_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -186,6 +201,96 @@ void PerfMap::refresh_locked() {
   ::close(fd);
   text.resize(got);
   taken_ += table_.add_lines(text);
+}
+
+namespace {
+
+// Bytes [from, to) of `fd`; fewer at its end or on an error.
+std::string read_range(int fd, uint64_t from, uint64_t to) {
+  std::string bytes;
+  bytes.resize(to > from ? to - from : 0);
+  size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n =
+        ::pread(fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(from + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  bytes.resize(got);
+  return bytes;
+}
+
+constexpr auto kJitDumpLookInterval = std::chrono::milliseconds(100);
+
+}  // namespace
+
+bool PerfMap::use_jitdump(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat file {};
+  if (fd < 0 || ::fstat(fd, &file) != 0 || !trustworthy(file, process_uid_)) {
+    if (fd >= 0) ::close(fd);
+    return false;
+  }
+  if (jitdump_fd_ >= 0) ::close(jitdump_fd_);
+  jitdump_fd_ = fd;
+  jit_taken_ = 0;
+  refresh_jitdump_locked();
+  return true;
+}
+
+// The jitdump the process writes (perf's rule: a file named jit-PID.dump
+// it maps): in its working directory, where node puts it, or wherever its
+// mappings say, reached through its root; looked for at most every 100 ms.
+void PerfMap::find_jitdump_locked() {
+  const auto now = std::chrono::steady_clock::now();
+  if (host_pid_ <= 0 || now - jit_looked_ < kJitDumpLookInterval) return;
+  jit_looked_ = now;
+  const std::string name = "jit-" + std::to_string(own_pid_) + ".dump";
+  if (cwd_fd_ >= 0) {
+    const int fd = ::openat(cwd_fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat file {};
+    if (fd >= 0 && ::fstat(fd, &file) == 0 && trustworthy(file, process_uid_)) {
+      jitdump_fd_ = fd;
+      return;
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  const std::string proc = "/proc/" + std::to_string(host_pid_);
+  std::ifstream maps(proc + "/maps");
+  const std::string wanted = "/" + name;
+  for (std::string line; std::getline(maps, line);) {
+    if (!line.ends_with(wanted)) continue;
+    const size_t path = line.find('/');
+    if (path == std::string::npos) continue;
+    const int fd = ::open((proc + "/root" + line.substr(path)).c_str(),
+                          O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat file {};
+    if (fd >= 0 && ::fstat(fd, &file) == 0 && trustworthy(file, process_uid_)) {
+      jitdump_fd_ = fd;
+      return;
+    }
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void PerfMap::refresh_jitdump_locked() {
+  if (jitdump_fd_ < 0) find_jitdump_locked();
+  if (jitdump_fd_ < 0) return;
+  struct stat file {};
+  if (::fstat(jitdump_fd_, &file) != 0) return;
+  const auto size = std::min(static_cast<uint64_t>(file.st_size), kMaxMapBytes);
+  if (jit_taken_ == 0) {
+    jit_taken_ = jitdump_header_size(read_range(jitdump_fd_, 0, 64));
+    if (jit_taken_ == 0) {  // no jitdump: not looked at again
+      ::close(jitdump_fd_);
+      jitdump_fd_ = -1;
+      host_pid_ = 0;
+      return;
+    }
+  }
+  jit_taken_ += add_jitdump_records(read_range(jitdump_fd_, jit_taken_, size), table_);
 }
 
 }  // namespace dprobe::cli

@@ -8,6 +8,8 @@
 // (--perf-basic-prof), the JVM at its exit (-XX:+DumpPerfMapAtExit) or on
 // `jcmd PID Compiler.perfmap`, CPython 3.12 with -X perf. Code moves: a
 // later line covering an address replaces what earlier ones said of it.
+// The jitdump a process writes (node --perf-prof: cli/output/jit_dump.h)
+// goes into the same table.
 //
 //   std::unique_ptr<PerfMap> map = PerfMap::of_process(host_pid, own_pid);
 //   if (auto hit = map->find(pc)) ... hit->name, hit->offset
@@ -94,10 +96,17 @@ class PerfMap {
   void refresh();
   // What perf names the object of such code: "[JIT] tid OWN_PID".
   std::string_view label() const { return label_; }
+  // Names from the jitdump file at `path` too (cli/output/jit_dump.h): the
+  // one a process maps is found by itself (of_process); false when the
+  // file cannot be opened or trusted.
+  bool use_jitdump(const std::string& path);
 
  private:
   PerfMap(int directory_fd, std::string file_name, uint32_t own_pid, uid_t process_uid);
   void refresh_locked();
+  void refresh_map_locked();
+  void refresh_jitdump_locked();
+  void find_jitdump_locked();
 
   int directory_fd_ = -1;
   std::string file_name_;
@@ -109,6 +118,14 @@ class PerfMap {
   ino_t inode_ = 0;
   uint64_t taken_ = 0;  // bytes of the file read into the table
   std::chrono::steady_clock::time_point looked_{};
+  // The jitdump the process maps (node --perf-prof: jit-OWN_PID.dump),
+  // held open once found.
+  pid_t host_pid_ = 0;
+  uint32_t own_pid_ = 0;
+  int cwd_fd_ = -1;  // the process's working directory, where node writes it
+  int jitdump_fd_ = -1;
+  uint64_t jit_taken_ = 0;  // its bytes read: the header, then whole records
+  std::chrono::steady_clock::time_point jit_looked_{};
 };
 
 }  // namespace dprobe::cli
