@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,54 @@ TEST(Sdt, PythonUnderAProfileHookEntersEveryFunction) {
   }
   EXPECT_EQ(entries, 37u) << run;
   EXPECT_EQ(returns, 37u) << run;
+}
+
+// A Python function tracer: function__entry and function__return recorded
+// under cProfile, drawn as the calls of the script's functions, by their
+// names, and tabled with their times.
+TEST(Sdt, PythonFunctionsAsAGraphAndATable) {
+  if (::access(kPython, X_OK) != 0) GTEST_SKIP() << "needs " << kPython;
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string script = dir.file("app.py");
+  write_file(script,
+             "def leaf(x):\n"
+             "    return x + 1\n"
+             "def outer():\n"
+             "    return [leaf(i) for i in range(3)]\n"
+             "outer()\n");
+  const std::string py = std::string(kPython) + ":%sdt_python:";
+  const std::string file = dir.file("py.dat");
+  const RunResult recorded = run_dprobe(
+      {"record", "-o", file, "-e",
+       "p " + py + "function__entry file=+0($arg1):string func=+0($arg2):string line=$arg3", "-e",
+       "p " + py + "function__return func=+0($arg2):string", "--", kPython, "-m", "cProfile", "-o",
+       "/dev/null", script});
+  ASSERT_EQ(recorded.status, 0) << recorded;
+  const RunResult table = run_dprobe({"report", "--functions", file});
+  ASSERT_EQ(table.status, 0) << table;
+  const std::string leaf = "leaf (" + script + ":1)";
+  const std::string outer = "outer (" + script + ":3)";
+  // Total, self, calls, average, longest, function: leaf's calls are 3.
+  std::istringstream rows(table.out);
+  std::string calls;
+  for (std::string row; std::getline(rows, row);) {
+    if (!row.ends_with("  " + leaf)) continue;
+    std::istringstream fields(row);
+    std::string total, total_unit, self, self_unit;
+    fields >> total >> total_unit >> self >> self_unit >> calls;
+  }
+  EXPECT_EQ(calls, "3") << table;
+  EXPECT_THAT(table.out, ::testing::HasSubstr("  " + outer + "\n")) << table;
+  const RunResult graph = run_dprobe({"report", "--graph", file});
+  ASSERT_EQ(graph.status, 0) << graph;
+  // outer { <listcomp> { leaf; leaf; leaf; } }, in that order.
+  const size_t opened = graph.out.find(outer + " {\n");
+  const size_t inner = graph.out.find("<listcomp> (" + script + ":4) {\n", opened);
+  const size_t first_leaf = graph.out.find(leaf + ";\n", inner);
+  EXPECT_NE(opened, std::string::npos) << graph.out.substr(graph.out.size() - 3000);
+  EXPECT_NE(inner, std::string::npos);
+  EXPECT_NE(first_leaf, std::string::npos);
 }
 
 // libstdc++'s own points: one throw and one catch per round of

@@ -5,10 +5,12 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "base/strings.h"
+#include "trace/formatter.h"
 
 namespace dprobe::cli {
 namespace {
@@ -19,7 +21,42 @@ struct OpenCall {
   uint64_t address;
   std::string name;
   CallStep entry;
+  std::string pair;  // a paired event's "GRP/BASE"; empty for a function
 };
+
+// Events a runtime fires around its own calls, SDT points in pairs:
+// BASE__entry and BASE__return (python:function__*, hotspot:method__*),
+// BASE__start and BASE__done (python:gc__*).
+struct PairedEnd {
+  std::string base;
+  bool opens;
+};
+
+std::optional<PairedEnd> paired_end(std::string_view name) {
+  for (const auto& [suffix, opens] :
+       {std::pair{std::string_view("__entry"), true}, std::pair{std::string_view("__start"), true},
+        std::pair{std::string_view("__return"), false},
+        std::pair{std::string_view("__done"), false}}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      return PairedEnd{std::string(name.substr(0, name.size() - suffix.size())), opens};
+    }
+  }
+  return std::nullopt;
+}
+
+// The value of argument `name` in a trace line's text ("func=\"visited\""
+// gives visited), "" when it has none.
+std::string arg_text(std::string_view line, std::string_view name) {
+  const std::string key = " " + std::string(name) + "=";
+  const size_t at = line.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view value = line.substr(at + key.size());
+  if (value.starts_with("\"")) {
+    const size_t close = value.find('"', 1);
+    return std::string(value.substr(1, close == std::string_view::npos ? close : close - 1));
+  }
+  return std::string(value.substr(0, value.find_first_of(" \n")));
+}
 
 class Walker {
  public:
@@ -46,6 +83,9 @@ class Walker {
     const auto event = file_.events.find({record.stream, step.header.type});
     if (event == file_.events.end()) return;
     step.event = &event->second;
+    if (const auto pair = pair_of(record.stream, *step.event)) {
+      return pair->opens ? enter_pair(step, pair->base) : leave_pair(step, pair->base);
+    }
     const bool is_return = step.event->is_return;
     const uint32_t at = is_return ? trace::EventDesc::kFuncOffset : trace::EventDesc::kIpOffset;
     const bool probe = step.event->source == trace::EventSource::kProbe;
@@ -69,6 +109,74 @@ class Walker {
   }
 
  private:
+  // The pair an event is an end of, when the file has both of its events.
+  std::optional<PairedEnd> pair_of(uint32_t stream, const trace::EventDesc& event) const {
+    if (event.is_return) return std::nullopt;
+    auto end = paired_end(event.name);
+    if (!end) return std::nullopt;
+    const std::string partners[] = {end->base + (end->opens ? "__return" : "__entry"),
+                                    end->base + (end->opens ? "__done" : "__start")};
+    for (const auto& [key, other] : file_.events) {
+      if (key.first != stream || other.group != event.group) continue;
+      for (const std::string& partner : partners) {
+        if (other.name == partner) return end;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A runtime's call by its own name: the `func` argument (Python's, with
+  // its `file` and `line` where recorded), else the pair's.
+  std::string pair_call_name(const CallStep& step, const std::string& base) {
+    auto& entry = formatters_[step.record->stream];
+    if (!entry.second) {
+      entry.first = std::make_unique<trace::FileSymbolizer>(file_, step.record->stream);
+      entry.second = std::make_unique<trace::TraceFormatter>(entry.first.get());
+    }
+    std::string text;
+    entry.second->format_text(*step.event, std::as_bytes(std::span(step.record->bytes)),
+                              step.record->comm, text);
+    std::string name = arg_text(text, "func");
+    if (name.empty()) return base;
+    const std::string where = arg_text(text, "file");
+    const std::string line = arg_text(text, "line");
+    if (!where.empty()) name += " (" + where + (line.empty() ? "" : ":" + line) + ")";
+    return name;
+  }
+
+  void enter_pair(CallStep& step, const std::string& base) {
+    std::vector<OpenCall>& open = open_[step.header.tid];
+    step.kind = Kind::kEnter;
+    step.depth = open.size();
+    step.runtime_call = true;
+    const std::string key = step.event->group + "/" + base;
+    open.push_back({0, pair_call_name(step, base), step, key});
+    open.back().entry.function = open.back().name;
+    visitor_.step(open.back().entry);
+  }
+
+  // Closes the innermost open call of the pair; with none open, an event.
+  void leave_pair(CallStep& step, const std::string& base) {
+    std::vector<OpenCall>& open = open_[step.header.tid];
+    const std::string key = step.event->group + "/" + base;
+    for (size_t i = open.size(); i-- > 0;) {
+      if (open[i].pair != key) continue;
+      while (open.size() > i + 1) unfinished(open);
+      step.kind = Kind::kReturn;
+      step.runtime_call = true;
+      step.function = open[i].name;
+      const uint64_t entry = open[i].entry.header.timestamp;
+      step.depth = i;
+      step.entered = true;
+      step.has_duration = true;
+      step.duration = step.header.timestamp > entry ? step.header.timestamp - entry : 0;
+      visitor_.step(step);
+      open.pop_back();
+      return;
+    }
+    event_step(step);
+  }
+
   // Whether an entry record of `event` at `address` opens a call: the
   // function returns somewhere in the file, and of several entry probes on
   // it (`p f` beside `p f x=%di`) the first seen is the one that opens.
@@ -94,7 +202,7 @@ class Walker {
     std::vector<OpenCall>& open = open_[step.header.tid];
     step.kind = Kind::kEnter;
     step.depth = open.size();
-    open.push_back({address, std::move(name), step});
+    open.push_back({address, std::move(name), step, {}});
     open.back().entry.function = open.back().name;
     visitor_.step(open.back().entry);
   }
@@ -145,6 +253,9 @@ class Walker {
   std::set<std::pair<uint32_t, uint64_t>> returning_;  // (stream, function) some return closes
   std::map<std::pair<uint32_t, uint64_t>, uint16_t> call_events_;  // the entry event that opens
   std::map<uint32_t, std::unique_ptr<trace::FileSymbolizer>> symbolizers_;
+  std::map<uint32_t, std::pair<std::unique_ptr<trace::FileSymbolizer>,
+                               std::unique_ptr<trace::TraceFormatter>>>
+      formatters_;
 };
 
 }  // namespace

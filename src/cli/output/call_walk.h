@@ -3,9 +3,12 @@
 // The records of a trace file as calls, thread by thread, for the views
 // that show functions rather than events (report --graph, --functions).
 // An entry record at a function's first instruction (or at an address no
-// symbol names) opens a call on its thread; the return record of that function closes the innermost
-// such call (the calls above it, left by longjmp or an exception, end unfinished); every other
-// record is an event inside whatever is open.
+// symbol names) opens a call on its thread, as does the first of a pair of
+// events a runtime fires around its own calls (GRP/BASE__entry and
+// GRP/BASE__return, or __start and __done: Python's function__entry and
+// function__return, named by their `func`, `file` and `line` arguments); the return record of that
+// function closes the innermost such call (the calls above it, left by longjmp or an exception, end
+// unfinished); every other record is an event inside whatever is open.
 //
 //   struct Printer : CallVisitor { void step(const CallStep& s) override; };
 //   Printer printer;
@@ -41,6 +44,10 @@ struct CallStep {
   uint64_t duration = 0;
   bool has_duration = false;
   bool entered = false;  // kReturn: an entry record opened it
+  // A runtime's own call (a pair of SDT events: python's function__entry
+  // and function__return), named as the runtime names it, "slow
+  // (/app.py:2)", not a machine function.
+  bool runtime_call = false;
 };
 
 class CallVisitor {

@@ -26,6 +26,11 @@ std::string task_cell(std::string_view comm, uint32_t tid) {
   return std::string(spaces / 2, ' ') + text + std::string(spaces - spaces / 2, ' ');
 }
 
+// `func();`, `func() {`: a runtime's call keeps the name it has.
+std::string call_suffix(const CallStep& step, std::string_view end) {
+  return (step.runtime_call ? "" : "()") + std::string(end);
+}
+
 char overhead_mark(uint64_t ns) {
   constexpr struct {
     uint64_t over;
@@ -60,7 +65,8 @@ class GraphWriter : public CallVisitor {
     std::optional<Pending>& pending = pending_;
     if (step.kind == Kind::kReturn && pending && step.entered &&
         pending->step.header.tid == step.header.tid && pending->step.depth == step.depth) {
-      line(step, graph_duration(step.duration), step.depth, pending->name + "();");
+      line(step, graph_duration(step.duration), step.depth,
+           pending->name + call_suffix(pending->step, ";"));
       pending.reset();
       return;
     }
@@ -71,7 +77,7 @@ class GraphWriter : public CallVisitor {
         return;
       case Kind::kReturn:
         line(step, step.has_duration ? graph_duration(step.duration) : kNoDuration, step.depth,
-             step.entered ? std::string("}") : std::string(step.function) + "();");
+             step.entered ? std::string("}") : std::string(step.function) + call_suffix(step, ";"));
         return;
       case Kind::kUnfinished:
         return;  // its `{` is printed; no `}` without a return
@@ -91,7 +97,8 @@ class GraphWriter : public CallVisitor {
 
   void flush(std::optional<Pending>& pending) {
     if (!pending) return;
-    line(pending->step, kNoDuration, pending->step.depth, pending->name + "() {");
+    line(pending->step, kNoDuration, pending->step.depth,
+         pending->name + call_suffix(pending->step, " {"));
     pending.reset();
   }
 
