@@ -385,6 +385,13 @@ bool answer_question(int sig, const siginfo_t* info, ucontext_t& context) {
         // each starts at its offset in the original.
         arch::set_context_pc(context, range.copy + (pc - range.begin));
         clear = true;
+      } else if (pc >= range.slot && pc - range.slot <= range.end - range.begin) {
+        // In the out-of-line slot a trap sent it to before traps went to the
+        // trampoline (a thread the machine had not run since): at its copy
+        // of the first displaced instruction, or at its jump back past it.
+        // The copy holds that instruction, and the next at the same offset.
+        arch::set_context_pc(context, range.copy + (pc - range.slot));
+        clear = true;
       }
     }
     // Handlers this signal interrupted may return into others. Read with

@@ -4,8 +4,8 @@
 // threads of this process: one waiting in the kernel is seen without a
 // signal, one on a core is asked, one spinning in the middle of a range is
 // moved to the copy (and so leaves a loop it could never leave in place),
-// one in a probe's slot keeps that range, and that range only, from being
-// clear.
+// one in a probe's slot is moved to its place in the copy, one where no
+// such place is keeps that range, and that range only, from being clear.
 #include "agent/thread_census.h"
 
 #include <gtest/gtest.h>
@@ -152,13 +152,32 @@ TEST_F(Census, AThreadInsideARangeIsMovedToItsPlaceInTheCopy) {
   looping.join();
 }
 
-TEST_F(Census, AThreadInAProbesSlotKeepsThatRangeOnlyFromBeingClear) {
+// A thread in a probe's out-of-line slot (sent there by a trap before
+// traps went to the trampoline, and not run since) is at the slot's copy
+// of the first displaced instruction or at its jump back past it: moved to
+// the same place in the trampoline's copy, where the next instruction is.
+TEST_F(Census, AThreadInAProbesSlotIsMovedToItsPlaceInTheCopy) {
   std::atomic<bool> left{false};
   std::thread looping = enter_loop(left);
   std::this_thread::sleep_for(20ms);
-  // The loop stands for a slot now: a thread there is on its way back into
-  // its range, and cannot be moved.
-  const DisplacedRange slotted{copy() + 512, copy() + 530, copy() + 1024, loop(),
+  // The loop stands for a slot now (nop, then its "jump back", where the
+  // thread spins), the copy for the trampoline's (nop, then ret).
+  const DisplacedRange slotted{copy() + 512, copy() + 514, copy(), loop(), loop() + sizeof(kLoop)};
+  const auto clear = clear_threads({elsewhere(), slotted});
+  ASSERT_TRUE(clear) << clear.error();
+  EXPECT_EQ(*clear, (std::vector<bool>{true, true}));
+  ASSERT_TRUE(eventually(left)) << "the thread was not moved out of the slot";
+  looping.join();
+}
+
+// Past the place of the last displaced instruction a slot holds no
+// boundary a thread could be moved from: that range, and it only, is not
+// clear.
+TEST_F(Census, AThreadFurtherIntoASlotKeepsThatRangeOnlyFromBeingClear) {
+  std::atomic<bool> left{false};
+  std::thread looping = enter_loop(left);
+  std::this_thread::sleep_for(20ms);
+  const DisplacedRange slotted{copy() + 512, copy() + 512, copy() + 1024, loop(),
                                loop() + sizeof(kLoop)};
   const auto clear = clear_threads({elsewhere(), slotted});
   ASSERT_TRUE(clear) << clear.error();
