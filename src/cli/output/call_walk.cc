@@ -128,14 +128,7 @@ class Walker {
   // A runtime's call by its own name: the `func` argument (Python's, with
   // its `file` and `line` where recorded), else the pair's.
   std::string pair_call_name(const CallStep& step, const std::string& base) {
-    auto& entry = formatters_[step.record->stream];
-    if (!entry.second) {
-      entry.first = std::make_unique<trace::FileSymbolizer>(file_, step.record->stream);
-      entry.second = std::make_unique<trace::TraceFormatter>(entry.first.get());
-    }
-    std::string text;
-    entry.second->format_text(*step.event, std::as_bytes(std::span(step.record->bytes)),
-                              step.record->comm, text);
+    const std::string text = text_.line(*step.event, *step.record);
     std::string name = arg_text(text, "func");
     if (name.empty()) return base;
     const std::string where = arg_text(text, "file");
@@ -161,18 +154,10 @@ class Walker {
     const std::string key = step.event->group + "/" + base;
     for (size_t i = open.size(); i-- > 0;) {
       if (open[i].pair != key) continue;
-      while (open.size() > i + 1) unfinished(open);
       step.kind = Kind::kReturn;
       step.runtime_call = true;
       step.function = open[i].name;
-      const uint64_t entry = open[i].entry.header.timestamp;
-      step.depth = i;
-      step.entered = true;
-      step.has_duration = true;
-      step.duration = step.header.timestamp > entry ? step.header.timestamp - entry : 0;
-      visitor_.step(step);
-      open.pop_back();
-      return;
+      return close_call(open, i, step);
     }
     event_step(step);
   }
@@ -212,16 +197,7 @@ class Walker {
     step.kind = Kind::kReturn;
     step.function = name;
     for (size_t i = open.size(); i-- > 0;) {
-      if (open[i].address != address) continue;
-      while (open.size() > i + 1) unfinished(open);
-      const uint64_t entry = open[i].entry.header.timestamp;
-      step.depth = i;
-      step.entered = true;
-      step.has_duration = true;
-      step.duration = step.header.timestamp > entry ? step.header.timestamp - entry : 0;
-      visitor_.step(step);
-      open.pop_back();
-      return;
+      if (open[i].address == address) return close_call(open, i, step);
     }
     // No entry record (a return probe alone, or armed inside the call).
     step.depth = open.size();
@@ -230,6 +206,18 @@ class Walker {
       step.duration = step.header.timestamp > *entry ? step.header.timestamp - *entry : 0;
     }
     visitor_.step(step);
+  }
+
+  // The return `step` ends open[i]: the calls above it end unfinished.
+  void close_call(std::vector<OpenCall>& open, size_t i, CallStep& step) {
+    while (open.size() > i + 1) unfinished(open);
+    const uint64_t entry = open[i].entry.header.timestamp;
+    step.depth = i;
+    step.entered = true;
+    step.has_duration = true;
+    step.duration = step.header.timestamp > entry ? step.header.timestamp - entry : 0;
+    visitor_.step(step);
+    open.pop_back();
   }
 
   void unfinished(std::vector<OpenCall>& open) {
@@ -253,12 +241,21 @@ class Walker {
   std::set<std::pair<uint32_t, uint64_t>> returning_;  // (stream, function) some return closes
   std::map<std::pair<uint32_t, uint64_t>, uint16_t> call_events_;  // the entry event that opens
   std::map<uint32_t, std::unique_ptr<trace::FileSymbolizer>> symbolizers_;
-  std::map<uint32_t, std::pair<std::unique_ptr<trace::FileSymbolizer>,
-                               std::unique_ptr<trace::TraceFormatter>>>
-      formatters_;
+  RecordText text_{file_};
 };
 
 }  // namespace
+
+std::string RecordText::line(const trace::EventDesc& event, const trace::FileRecord& record) {
+  auto& entry = formatters_[record.stream];
+  if (!entry.second) {
+    entry.first = std::make_unique<trace::FileSymbolizer>(file_, record.stream);
+    entry.second = std::make_unique<trace::TraceFormatter>(entry.first.get());
+  }
+  std::string text;
+  entry.second->format_text(event, std::as_bytes(std::span(record.bytes)), record.comm, text);
+  return text;
+}
 
 void walk_calls(const trace::TraceFileContents& file, CallVisitor& visitor) {
   Walker walker(file, visitor);

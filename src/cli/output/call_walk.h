@@ -17,9 +17,13 @@
 #define DPROBE_CLI_OUTPUT_CALL_WALK_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "trace/event.h"
+#include "trace/formatter.h"
 #include "trace/record.h"
 #include "trace/trace_file.h"
 
@@ -54,6 +58,20 @@ class CallVisitor {
  public:
   virtual ~CallVisitor() = default;
   virtual void step(const CallStep& step) = 0;
+};
+
+// A record's trace line, as `report` prints it, by the formatter of its
+// stream (made once per stream).
+class RecordText {
+ public:
+  explicit RecordText(const trace::TraceFileContents& file) : file_(file) {}
+  std::string line(const trace::EventDesc& event, const trace::FileRecord& record);
+
+ private:
+  const trace::TraceFileContents& file_;
+  std::map<uint32_t, std::pair<std::unique_ptr<trace::FileSymbolizer>,
+                               std::unique_ptr<trace::TraceFormatter>>>
+      formatters_;
 };
 
 // Visits every record of `file` once, in file (time) order, then the calls

@@ -53,7 +53,7 @@ struct Pending {
 class GraphWriter : public CallVisitor {
  public:
   GraphWriter(const trace::TraceFileContents& file, int cpu_width)
-      : file_(file), cpu_width_(cpu_width) {
+      : cpu_width_(cpu_width), text_(file) {
     out_ +=
         "# tracer: function_graph\n"
         "#\n"
@@ -120,14 +120,7 @@ class GraphWriter : public CallVisitor {
 
   // "EVENT: (LOCATION) ARGS" of the record's trace line.
   std::string event_text(const CallStep& step) {
-    auto& entry = formatters_[step.record->stream];
-    if (!entry.second) {
-      entry.first = std::make_unique<trace::FileSymbolizer>(file_, step.record->stream);
-      entry.second = std::make_unique<trace::TraceFormatter>(entry.first.get());
-    }
-    std::string text;
-    entry.second->format_text(*step.event, std::as_bytes(std::span(step.record->bytes)),
-                              step.record->comm, text);
+    std::string text = text_.line(*step.event, *step.record);
     const size_t bracket = text.find("] ");
     const size_t colon = text.find(": ", bracket == std::string::npos ? 0 : bracket);
     if (colon != std::string::npos) text.erase(0, colon + 2);
@@ -135,15 +128,12 @@ class GraphWriter : public CallVisitor {
     return text;
   }
 
-  const trace::TraceFileContents& file_;
   int cpu_width_;
   std::string out_;
   std::optional<Pending> pending_;
   std::optional<uint32_t> last_tid_;
   std::string last_task_;
-  std::map<uint32_t, std::pair<std::unique_ptr<trace::FileSymbolizer>,
-                               std::unique_ptr<trace::TraceFormatter>>>
-      formatters_;
+  RecordText text_;
 };
 
 // The digits of the highest CPU in the file: the width ftrace gives the
