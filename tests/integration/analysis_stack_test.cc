@@ -169,6 +169,26 @@ class AnalysisStack : public ::testing::TestWithParam<const char*> {
 // number of frames, the program's frames with the same function and
 // offset, the C library's in the same object at the same page offset (or
 // the same function, where dprobe names it).
+// The agent stands between the program and some C library functions
+// (syscall(), sigaction(): agent/interpose.cc); that is dprobe's work, not
+// the program's, and a stack shows the program calling the C library.
+TEST(AnalysisStackOwnFrames, TheAgentsInterposersAreNoFramesOfTheProgram) {
+  const std::string prog = program("syscall_calls_O2");
+  const RunResult run = run_traced({"p:own/sys libc.so.6:syscall nr=%di:u64"},
+                                   {prog, "getppid", "3"}, {"--stacktrace", "own/sys"});
+  ASSERT_EQ(run.status, 0) << run;
+  const std::vector<StackedLine> lines = stacked_lines(run, "sys");
+  ASSERT_GE(lines.size(), 3u) << run;
+  for (const StackedLine& line : lines) {
+    ASSERT_GE(line.stack.size(), 2u) << run;
+    EXPECT_EQ(line.stack[0].object, "libc.so.6") << line.stack[0];
+    EXPECT_EQ(line.stack[1].object, "syscall_calls_O2") << line.stack[1];
+    for (const StackFrame& frame : line.stack) {
+      EXPECT_NE(frame.object, "libdprobe_agent.so") << frame;
+    }
+  }
+}
+
 TEST_P(AnalysisStack, SameFramesAsGdb) {
   const std::string gdb = find_tool("gdb");
   if (gdb.empty()) GTEST_SKIP() << "gdb is not installed: nothing to compare the stacks with";

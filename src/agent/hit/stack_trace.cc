@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "agent/loaded_objects.h"
 #include "base/hit_path.h"
 #include "core/probe_point.h"
 
@@ -19,6 +20,24 @@ struct ReturnStubTable {
   core::ReturnInstancePool* pool;
 };
 std::atomic<const ReturnStubTable*> g_return_stubs{nullptr};
+
+// The agent's own text: its frames (an interposer between the program and
+// the C library: syscall(), sigaction()) are dprobe's work, not the
+// program's, and a stack leaves them out.
+constinit std::atomic<uint64_t> g_own_begin{0};
+constinit std::atomic<uint64_t> g_own_end{0};
+
+// pcs[1..n) without the agent's frames, in place; the new count.
+DPROBE_HIT_PATH uint32_t without_own_frames(uint64_t* pcs, uint32_t n) noexcept {
+  const uint64_t begin = g_own_begin.load(std::memory_order_relaxed);
+  const uint64_t end = g_own_end.load(std::memory_order_relaxed);
+  uint32_t kept = n > 0 ? 1 : 0;  // the probed address stays, whatever it is
+  for (uint32_t i = 1; i < n; ++i) {
+    if (pcs[i] >= begin && pcs[i] < end) continue;
+    pcs[kept++] = pcs[i];
+  }
+  return kept;
+}
 
 // A tail call out of a return-probed function into another returns
 // through both stubs: the inner instance's return address is the outer
@@ -64,7 +83,14 @@ DPROBE_HIT_PATH bool read_through(void* context, void* dst, uint64_t src, size_t
 
 const core::UnwindObjects& unwind_objects() noexcept { return g_objects; }
 
-void refresh_unwind_objects() { g_objects.assign(core::loaded_unwind_objects()); }
+void refresh_unwind_objects() {
+  g_objects.assign(core::loaded_unwind_objects());
+  if (g_own_end.load() == 0) {
+    const TextRange own = text_range_of(reinterpret_cast<const void*>(&refresh_unwind_objects));
+    g_own_begin.store(own.begin);
+    g_own_end.store(own.end);
+  }
+}
 
 void set_return_stubs(const arch::ReturnStubs* stubs, core::ReturnInstancePool* pool) noexcept {
   if (stubs == nullptr || pool == nullptr || g_return_stubs.load() != nullptr) return;
@@ -77,14 +103,15 @@ DPROBE_HIT_PATH uint32_t capture_user_stack(const arch::SavedRegs& regs,
                                             uint32_t max) noexcept {
   const StubFixup fixup(g_return_stubs.load(std::memory_order_acquire));
   trace::MemoryReader reader = memory;
-  return core::unwind_stack(regs, g_objects, pcs, max, &fixup, {read_through, &reader}, &g_cache);
+  return without_own_frames(pcs, core::unwind_stack(regs, g_objects, pcs, max, &fixup,
+                                                    {read_through, &reader}, &g_cache));
 }
 
 DPROBE_HIT_PATH uint32_t capture_user_stack(const arch::SavedRegs& regs, uint64_t* pcs,
                                             uint32_t max) noexcept {
   const StubFixup fixup(g_return_stubs.load(std::memory_order_acquire));
-  return core::unwind_stack(regs, g_objects, pcs, max, &fixup, core::safe_unwind_memory(),
-                            &g_cache);
+  return without_own_frames(pcs, core::unwind_stack(regs, g_objects, pcs, max, &fixup,
+                                                    core::safe_unwind_memory(), &g_cache));
 }
 
 }  // namespace dprobe::agent
