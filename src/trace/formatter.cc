@@ -193,6 +193,9 @@ class TextLine : LineWriter {
         return symbol(*raw, /*with_offset=*/true);
       case TypeClass::kSymStr:
         return quoted('"', [&] { symbol(*raw, /*with_offset=*/true); });
+      case TypeClass::kFloat:
+        (void)append_float(out_, *raw, type.size);
+        return;
       case TypeClass::kString:
         return;  // handled above
     }

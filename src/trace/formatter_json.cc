@@ -151,6 +151,16 @@ class JsonLine : LineWriter {
       case TypeClass::kSymbol:
       case TypeClass::kSymStr:
         return symbol_string(*raw);
+      case TypeClass::kFloat: {
+        // JSON has no nan or inf: those go as strings.
+        std::string number;
+        if (append_float(number, *raw, type.size)) {
+          out_.append(number);
+        } else {
+          append_json_string(out_, number);
+        }
+        return;
+      }
       case TypeClass::kString:
         return;  // handled above
     }

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -135,6 +137,26 @@ inline void append_decimal(std::string& out, uint64_t value) {
 inline void append_signed(std::string& out, int64_t value) {
   const fmt::format_int text(value);
   out.append(text.data(), text.size());
+}
+
+// An f32 or f64 field's bits as the shortest decimal that reads back to
+// them (1.5, 0.1, 1e+300, -inf, nan); whether the value is finite.
+inline bool append_float(std::string& out, uint64_t bits, uint8_t size) {
+  double value = 0;
+  if (size == 4) {
+    float narrow;
+    const auto word = static_cast<uint32_t>(bits);
+    std::memcpy(&narrow, &word, sizeof(narrow));
+    char text[32];
+    const auto end = std::to_chars(std::begin(text), std::end(text), narrow).ptr;
+    out.append(text, end);
+    return std::isfinite(narrow);
+  }
+  std::memcpy(&value, &bits, sizeof(value));
+  char text[32];
+  const auto end = std::to_chars(std::begin(text), std::end(text), value).ptr;
+  out.append(text, end);
+  return std::isfinite(value);
 }
 
 // The kernel's 0x%x: lower case, no padding. By hand rather than through

@@ -73,6 +73,8 @@ std::vector<RecordField> record_fields(const EventDesc& event) {
   add_ip_fields(event, fields);
   for (const EventArg& arg : event.args) {
     if (arg.count != 0) continue;  // arrays: no field to compare
+    // Floats: no field either; filters and hists compare integers.
+    if (fetch_type(arg.type).cls == TypeClass::kFloat) continue;
     const FetchType& type = fetch_type(arg.type);
     RecordField field;
     field.name = arg.name;

@@ -31,6 +31,8 @@ constexpr std::array<FetchType, static_cast<size_t>(TypeId::kCount)> kTypes = {{
     {kUString, "ustring", TypeClass::kString, 4, true, "__data_loc char[]", "\\\"%s\\\""},
     {kSymbol, "symbol", TypeClass::kSymbol, 8, false, "u64", "%pS"},
     {kSymStr, "symstr", TypeClass::kSymStr, 8, false, "u64", "\\\"%pS\\\""},
+    {kF32, "f32", TypeClass::kFloat, 4, true, "float", "%g"},
+    {kF64, "f64", TypeClass::kFloat, 8, true, "double", "%g"},
 }};
 
 }  // namespace

@@ -21,6 +21,7 @@ enum class TypeClass : uint8_t {
   kString,    // string, ustring: a __data_loc into the record's dynamic area
   kSymbol,    // an address printed as sym+off/size
   kSymStr,    // an address printed as "sym+off/size"
+  kFloat,     // f32, f64: IEEE 754 bits, printed as the shortest decimal that reads back
 };
 
 enum class TypeId : uint8_t {
@@ -41,6 +42,9 @@ enum class TypeId : uint8_t {
   kUString,
   kSymbol,
   kSymStr,
+  // dprobe's own, after the kernel's (the kernel's tracer has no floats).
+  kF32,
+  kF64,
   kCount
 };
 

@@ -138,6 +138,10 @@ inline std::vector<trace::EventArg> args_of_every_kind() {
                      {op(FetchOp::kReg, 0, 16), op(FetchOp::kStRaw, 8), end}));
   args.push_back(arg("q", "+0(%dx)", "symstr", TypeId::kSymStr,
                      {op(FetchOp::kReg, 0, 2), op(FetchOp::kStMem, 8), end}));
+  args.push_back(arg("r", "+8(%dx)", "f32", TypeId::kF32,
+                     {op(FetchOp::kReg, 0, 2), op(FetchOp::kStMem, 4, 0, 0, 0, 8), end}));
+  args.push_back(arg("s", "+16(%dx)", "f64", TypeId::kF64,
+                     {op(FetchOp::kReg, 0, 2), op(FetchOp::kStMem, 8, 0, 0, 0, 16), end}));
   args.push_back(
       arg("flags", "+4(%di)", "b4@2/32", TypeId::kU32,
           {reg, op(FetchOp::kStMem, 4, 0, 4), op(FetchOp::kModBitfield, 4, 0, 0, 26, 28), end}));

@@ -1,0 +1,20 @@
+// Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Doubles and floats in memory for the f32/f64 fetch types
+// (tests/integration/float_types_test.cc): float_values(&d, &f) is called
+// once per pair below, in order.
+#include <math.h>
+#include <stdio.h>
+
+__attribute__((noinline, used)) double float_values(const double* d, const float* f) {
+  return *d + (double)*f;
+}
+
+int main(void) {
+  const double doubles[] = {1.5, -0.1, 1e300, INFINITY, NAN};
+  const float floats[] = {0.25f, 3.0f, -1e-30f, -INFINITY, 2.5f};
+  double sum = 0;
+  for (int i = 0; i < 5; ++i) sum += float_values(&doubles[i], &floats[i]);
+  printf("%d\n", sum != 0);
+  return 0;
+}
