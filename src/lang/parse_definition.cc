@@ -304,6 +304,9 @@ class DefinitionParser {
     }
     event.group = def_.sdt->group_written ? header.name.group : "sdt_" + parsed.point.provider;
     event.name = def_.event_named ? header.name.event : parsed.point.name;
+    if (!def_.event_named && !def_.wildcard && event.name.size() > kMaxEventNameLen) {
+      return fault(ErrorCode::EVENT_TOO_LONG, parsed.point_column);
+    }
     if (!def_.sdt->group_written && !has_wildcard(parsed.point.provider) &&
         event.group.size() > kMaxEventNameLen) {
       return fault(ErrorCode::GROUP_TOO_LONG, parsed.point_column);

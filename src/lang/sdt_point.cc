@@ -6,9 +6,10 @@
 namespace dprobe::lang {
 namespace {
 
-// What a provider or a name may hold: an identifier, with globs.
+// What a provider or a name may hold: an identifier (they are C tokens in
+// <sys/sdt.h>, and the event's group and name come from them), with globs.
 bool is_sdt_word(std::string_view text) {
-  if (text.empty()) return false;
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])) != 0) return false;
   for (const char c : text) {
     if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_' && c != '*' && c != '?') {
       return false;

@@ -233,7 +233,8 @@ Result<std::vector<lang::Definition>, lang::ProbeError> resolve_sdt_sites(
     each.spec.point.sdt_semaphore = note.semaphore;
     trace::EventDesc& event = each.spec.event;
     if (!point.group_written) event.group = "sdt_" + note.provider;
-    const std::string base = def.event_named ? event.name : note.name;
+    const std::string base =
+        def.event_named ? event.name : note.name.substr(0, lang::kMaxEventNameLen);
     std::string name = base;
     for (size_t n = 1; !names.insert(event.group + "/" + name).second; ++n) {
       name = numbered_event_name(base, n);

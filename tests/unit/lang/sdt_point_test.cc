@@ -63,6 +63,10 @@ TEST(SdtPoint, WrittenWrong) {
   EXPECT_EQ(error_of("p x:%sdt_:name"), ErrorCode::BAD_PROBE_ADDR);
   EXPECT_EQ(error_of("p x:%sdt_python:"), ErrorCode::BAD_PROBE_ADDR);
   EXPECT_EQ(error_of("p x:%sdt_py-thon:n"), ErrorCode::BAD_PROBE_ADDR);
+  // No identifier (the fuzzer's: it would name the event "8rn").
+  EXPECT_EQ(error_of("p %sdt_333dt_n:8rn"), ErrorCode::BAD_PROBE_ADDR);
+  // A name longer than an event's may be (the fuzzer's).
+  EXPECT_EQ(error_of("p %sdt__n:" + std::string(64, 'y')), ErrorCode::EVENT_TOO_LONG);
   EXPECT_EQ(error_of("p :%sdt_python:n"), ErrorCode::BAD_PROBE_ADDR);
   // Not an SDT point: the kernel's suffix error, as before.
   EXPECT_EQ(error_of("p x:f%sdt_python:n"), ErrorCode::BAD_ADDR_SUFFIX);
