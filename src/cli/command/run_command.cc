@@ -91,17 +91,10 @@ void collect(RunSplit& split, TraceSetup& trace, const RunOptions& options,
   tracer.start(split.program);
   wait_for_program(split.program_fd, exit_notice);
   // Like strace -f: the trace ends when the last followed process does.
-  // The program goes on exiting meanwhile if another still runs (a child
-  // may wait for its end); one already gone only has its session still to
-  // end, and the program's exit waits for that: whoever waits for the
-  // program then finds the whole trace written.
-  if (options.trace.follow) {
-    bool let_go = false;
+  // The program goes on exiting meanwhile: a child may wait for its end.
+  if (options.trace.follow && !tracer.all_ended()) {
+    tracer.let_exiting_go();
     while (!g_interrupted && !tracer.all_ended()) {
-      if (!let_go && tracer.others_running(split.program)) {
-        tracer.let_exiting_go();
-        let_go = true;
-      }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }

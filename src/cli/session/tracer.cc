@@ -11,7 +11,6 @@
 
 #include "cli/clock/trace_clock.h"
 #include "cli/output/terminal_text.h"
-#include "cli/process/proc_status.h"
 #include "syscalls/syscall_table.h"
 #include "trace/event_analysis.h"
 
@@ -201,17 +200,6 @@ bool Tracer::all_ended() {
     if (!traced->ended && !traced->session->ended() && !traced->session->exiting()) return false;
   }
   return true;
-}
-
-bool Tracer::others_running(pid_t root) {
-  std::lock_guard lock(mutex_);
-  for (auto& traced : traced_) {
-    const pid_t pid = traced->session->pid();
-    if (pid == root || traced->ended || traced->session->ended()) continue;
-    const std::string state = status_field("/proc/" + std::to_string(pid), "State");
-    if (!state.empty() && state[0] != 'Z' && state[0] != 'X') return true;
-  }
-  return false;
 }
 
 void Tracer::let_exiting_go() {

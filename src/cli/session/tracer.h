@@ -81,10 +81,6 @@ class Tracer {
   // With --follow: whether every followed process has ended (or waits at
   // its exit for the trace: SessionOptions::hold_exit_of).
   bool all_ended();
-  // Whether a followed process other than `root` whose session has not
-  // ended still runs (a process gone, or a zombie, ends its session in a
-  // moment: only the CLI has not read that yet).
-  bool others_running(pid_t root);
   // The processes that wait at their exit go on exiting.
   void let_exiting_go();
   // Asks every live session's agent to disarm, and waits for each: false
