@@ -1,6 +1,7 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "agent/environment.h"
 
+#include <fcntl.h>
 #include <linux/prctl.h>
 #include <sys/syscall.h>
 
@@ -22,12 +23,16 @@ namespace {
 // The fields of /proc/self/stat that lay out the process's memory
 // (proc(5): startcode is the 26th, env_end the 51st), as prctl's
 // PR_SET_MM_MAP takes them.
+// Read with the agent's own calls: the C library's stdio would allocate
+// from the program's heap before the program does (own_heap.h).
 std::optional<prctl_mm_map> memory_layout() {
-  FILE* stat = std::fopen("/proc/self/stat", "re");
-  if (stat == nullptr) return std::nullopt;
+  const long fd = arch::raw_syscall(SYS_openat, AT_FDCWD, arch::raw_arg("/proc/self/stat"),
+                                    O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
   char text[1024] = {};
-  const size_t n = std::fread(text, 1, sizeof(text) - 1, stat);
-  std::fclose(stat);
+  const long n = arch::raw_syscall(SYS_read, fd, arch::raw_arg(text), sizeof(text) - 1);
+  arch::raw_syscall(SYS_close, fd);
+  if (n <= 0) return std::nullopt;
   text[n] = '\0';
   const char* rest = std::strrchr(text, ')');  // the command may hold spaces and ')'
   if (rest == nullptr) return std::nullopt;
@@ -139,15 +144,19 @@ std::string preload_without(std::string_view preload, const std::string& agent_p
 void scrub_environment(const std::string& agent_path) {
   const char* preload = std::getenv("LD_PRELOAD");
   const std::string kept = preload != nullptr ? preload_without(preload, agent_path) : "";
+  // unsetenv takes entries out in place; setenv would allocate from the
+  // program's heap, so the preload list the program had is written over
+  // the entry itself (it is never longer).
   ::unsetenv(kControlEnv);
   ::unsetenv(kFollowEnv);
-  if (kept.empty()) {
-    ::unsetenv("LD_PRELOAD");
-  } else if (preload != nullptr) {
-    ::setenv("LD_PRELOAD", kept.c_str(), 1);
-  }
+  if (kept.empty()) ::unsetenv("LD_PRELOAD");
   const std::optional<prctl_mm_map> layout = memory_layout();
-  if (!layout) return;
+  if (!layout) {
+    if (!kept.empty() && preload != nullptr) {
+      std::memcpy(const_cast<char*>(preload), kept.c_str(), kept.size() + 1);
+    }
+    return;
+  }
   auto* begin = reinterpret_cast<char*>(layout->env_start);
   auto* end = reinterpret_cast<char*>(layout->env_end);
   size_t used = 0;

@@ -8,6 +8,7 @@
 #include "agent/controller.h"
 #include "agent/hit/return_probes.h"
 #include "agent/hit/thread_trace.h"
+#include "agent/own_heap.h"
 #include "agent/syscall_dispatch.h"
 #include "arch/runtime/raw_syscall.h"
 
@@ -18,16 +19,19 @@ namespace {
 void before_fork() {
   const AgentWork work;
   agent_state().registry_writer.lock();
+  own_heap::lock_for_fork();
 }
 
 void in_parent() {
   const AgentWork work;
+  own_heap::unlock_after_fork();
   agent_state().registry_writer.unlock();
 }
 
 void in_child() {
-  const AgentWork work;  // a followed child's new session is the agent's work
-  arch::note_own_pid();  // first: what follows may ask it
+  const AgentWork work;           // a followed child's new session is the agent's work
+  own_heap::unlock_after_fork();  // first: no other thread came along to hold it
+  arch::note_own_pid();           // then: what follows may ask it
   AgentState& state = agent_state();
   state.recording.store(false);
   dispatch_after_fork(false);      // a followed child turns it on again when its session starts
