@@ -22,20 +22,11 @@ namespace {
 uint64_t g_exit_function = 0;  // the C library's _exit, sent here
 
 // The program's exit_group, made here from the agent's text: recorded as
-// the C library's call at `call_site` would have been, when this thread's
-// system calls are traced (and counted: it never returns to be counted).
+// the C library's call at `call_site` would have been (not counted: it
+// never returns, and strace -c counts a call when it returns).
 void record_program_exit_group(int status, uint64_t call_site) noexcept {
-  using namespace dispatch;
-  const Filter* filter = g_filter.load(std::memory_order_acquire);
-  ThreadTrace& thread = current_thread();
-  if (filter == nullptr || own_selector() == nullptr || !traced_here(thread)) return;
-  arch::SavedRegs regs{};
-  regs.slot[arch::kSyscallOrigNrSlot] = SYS_exit_group;
-  regs.slot[arch::kSyscallNrSlot] = SYS_exit_group;
-  regs.slot[arch::kSyscallArgSlots[0]] = static_cast<uint64_t>(status);
-  const Call call{SYS_exit_group, call_site + arch::kSyscallInsnBytes, &regs};
-  record_enter(*filter, call, thread);
-  count_call(*filter, SYS_exit_group, 0, 0);
+  const uint64_t args[] = {static_cast<uint64_t>(status)};
+  dispatch::record_answered_call(SYS_exit_group, args, 0, call_site, /*returns=*/false);
 }
 
 // Every caller's _exit: exit() at its very end, the program's own _exit

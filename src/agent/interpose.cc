@@ -28,10 +28,16 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include <cstdlib>
+
+#include "agent/agent.h"
 #include "agent/hit/return_probes.h"
+#include "agent/hit/syscall_hit.h"
 #include "agent/hit/thread_trace.h"
 #include "agent/kernel_signal.h"
 #include "agent/signals.h"
+#include "arch/runtime/raw_syscall.h"
+#include "protocol/startup_marker.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -49,8 +55,16 @@ bool find(Fn& slot, const char* name) {
 // First of the agent's constructors: before it arms anything. (Objects the
 // program links initialize before the preloaded agent and may call an
 // interposer earlier: libc() resolves then, with nothing armed yet.)
+//
+// In a program `dprobe run` started, its first system call is the marker
+// that ends the collector's view of the start-up calls: what follows is
+// the agent's work (protocol/startup_marker.h).
 __attribute__((constructor(101))) void resolve_at_load() {
   const AgentWork work;
+  if (std::getenv(kControlEnv) != nullptr) {
+    arch::raw_syscall(SYS_prctl, protocol::kStartupMarkerOption, protocol::kStartupMarkerMode,
+                      protocol::kStartupMarkerMagic, 0, 0);
+  }
   resolve_libc_functions();
 }
 
@@ -108,9 +122,20 @@ struct sigaction without_held_in_mask(const struct sigaction& action) {
 // The interposer's body, called by name from within the agent too: a call
 // to `sigaction` from here could bind to the C library's when the agent was
 // loaded by dlopen (attach), not preloaded.
-int interposed_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+//
+// For a held signal the agent answers: the program's rt_sigaction is
+// recorded and counted as the kernel would have seen it, at `call_site`.
+int interposed_sigaction(int sig, const struct sigaction* action, struct sigaction* old,
+                         void* call_site) {
   using namespace dprobe::agent;
-  if (is_held_signal(sig)) return program_action(sig, action, old);
+  if (is_held_signal(sig)) {
+    const int result = program_action(sig, action, old);
+    const uint64_t args[] = {static_cast<uint64_t>(sig), reinterpret_cast<uint64_t>(action),
+                             reinterpret_cast<uint64_t>(old), sizeof(SignalMask)};
+    dispatch::record_answered_call(SYS_rt_sigaction, args, result == 0 ? 0 : -errno,
+                                   reinterpret_cast<uint64_t>(call_site), /*returns=*/true);
+    return result;
+  }
   if (action == nullptr) return libc().sigaction(sig, action, old);
   const struct sigaction adjusted = without_held_in_mask(*action);
   return libc().sigaction(sig, &adjusted, old);
@@ -125,7 +150,7 @@ bool waits_for_held(const sigset_t* set) {
 }  // namespace
 
 DPROBE_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
-  return interposed_sigaction(sig, action, old);
+  return interposed_sigaction(sig, action, old, __builtin_return_address(0));
 }
 
 DPROBE_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
@@ -134,7 +159,7 @@ DPROBE_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
   action.sa_handler = handler;
   action.sa_flags = SA_RESTART;
   struct sigaction old {};
-  if (interposed_sigaction(sig, &action, &old) != 0) return SIG_ERR;
+  if (interposed_sigaction(sig, &action, &old, __builtin_return_address(0)) != 0) return SIG_ERR;
   return old.sa_handler;
 }
 

@@ -215,9 +215,6 @@ int gadget_for(uint64_t back, int64_t key) {
   return -1;
 }
 
-// exit and exit_group never return: counted at their enter, as strace does.
-bool never_returns(int64_t nr) { return nr == SYS_exit || nr == SYS_exit_group; }
-
 Call call_of(const siginfo_t& info, const ucontext_t& context, arch::SavedRegs& regs) {
   Call call;
   arch::load_regs(context, regs);
@@ -432,7 +429,8 @@ bool dispatch_syscall(const siginfo_t& info, ucontext_t& context) {
   const Filter* filter = g_filter.load(std::memory_order_acquire);
   const bool traced = filter != nullptr && traced_here(thread);
   if (traced) record_enter(*filter, call, thread);
-  if (traced && never_returns(call.nr)) count_call(*filter, call.nr, 0, 0);
+  // exit and exit_group never return to be counted: strace -c counts a
+  // call when it returns, and has neither in its table.
   queue_site(call.site - arch::kSyscallInsnBytes);
   if (call.nr == SYS_rt_sigreturn) {
     // The frame it returns from is at the interrupted stack pointer: the
@@ -514,7 +512,7 @@ bool clone_gadget_returned(ucontext_t& context) noexcept {
   if (filter == nullptr || !traced_here(thread)) return true;
   regs.slot[arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(call.nr);
   const uint64_t elapsed = t_clone_start_ns != 0 ? monotonic_ns() - t_clone_start_ns : 0;
-  record_exit(*filter, call, result, elapsed, thread);
+  record_exit(*filter, call, result, elapsed, thread, /*counted=*/result != 0);
   return true;
 }
 

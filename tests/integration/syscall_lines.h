@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -142,6 +143,36 @@ inline std::string exit_value(int64_t result) {
   std::snprintf(text, sizeof(text), "0x%llx",
                 static_cast<unsigned long long>(static_cast<uint64_t>(result)));
   return text;
+}
+
+// One row of strace -c's table (dprobe --summary prints the same).
+struct SummaryRow {
+  uint64_t calls = 0;
+  uint64_t errors = 0;
+  bool operator==(const SummaryRow&) const = default;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const SummaryRow& row) {
+  return os << row.calls << " calls, " << row.errors << " errors";
+}
+
+// The rows of strace -c's table, by system call name (the total too).
+inline std::map<std::string, SummaryRow> summary_rows(const std::string& text) {
+  std::map<std::string, SummaryRow> rows;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> words;
+    for (std::string word; fields >> word;) words.push_back(word);
+    // "% time seconds usecs/call calls [errors] syscall"
+    if (words.size() < 5 || words.size() > 6 || words[0].find('.') == std::string::npos) continue;
+    SummaryRow row;
+    row.calls = std::stoull(words[3]);
+    if (words.size() == 6) row.errors = std::stoull(words[4]);
+    rows[words.back()] = row;
+  }
+  return rows;
 }
 
 }  // namespace dprobe::integration

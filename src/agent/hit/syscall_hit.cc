@@ -56,13 +56,29 @@ DPROBE_HIT_PATH void record_enter(const Filter& filter, const Call& call, Thread
 }
 
 DPROBE_HIT_PATH void record_exit(const Filter& filter, Call& call, int64_t result,
-                                 uint64_t elapsed_ns, ThreadTrace& thread) {
+                                 uint64_t elapsed_ns, ThreadTrace& thread, bool counted) {
   call.regs->slot[arch::kSyscallResultSlot] = static_cast<uint64_t>(result);
   thread.in_handler = true;
   record_all(filter.exit_of(static_cast<uint32_t>(call.nr)), call, thread);
   record_all(filter.raw_exit, call, thread);
   thread.in_handler = false;
-  count_call(filter, call.nr, result, elapsed_ns);
+  if (counted) count_call(filter, call.nr, result, elapsed_ns);
+}
+
+void record_answered_call(int64_t nr, std::span<const uint64_t> args, int64_t result,
+                          uint64_t call_site, bool returns) noexcept {
+  const Filter* filter = g_filter.load(std::memory_order_acquire);
+  ThreadTrace& thread = current_thread();
+  if (filter == nullptr || own_selector() == nullptr || !traced_here(thread)) return;
+  arch::SavedRegs regs{};
+  regs.slot[arch::kSyscallOrigNrSlot] = static_cast<uint64_t>(nr);
+  regs.slot[arch::kSyscallNrSlot] = static_cast<uint64_t>(nr);
+  for (size_t i = 0; i < args.size() && i < std::size(arch::kSyscallArgSlots); ++i) {
+    regs.slot[arch::kSyscallArgSlots[i]] = args[i];
+  }
+  Call call{nr, call_site + arch::kSyscallInsnBytes, &regs};
+  record_enter(*filter, call, thread);
+  if (returns) record_exit(*filter, call, result, 0, thread);
 }
 
 DPROBE_HIT_PATH void count_call(const Filter& filter, int64_t nr, int64_t result,

@@ -112,11 +112,20 @@ bool is_clone_family(int64_t nr);
 // Whether this thread's calls are the session's to record now.
 bool traced_here(const ThreadTrace& thread);
 void record_enter(const Filter& filter, const Call& call, ThreadTrace& thread);
-// Records the exit events, and the call in --summary's counts.
+// Records the exit events, and the call in --summary's counts unless it is
+// a new thread's return from its clone (the kernel's exit event fires in
+// both threads; strace -c counts the call once, in the caller).
 void record_exit(const Filter& filter, Call& call, int64_t result, uint64_t elapsed_ns,
-                 ThreadTrace& thread);
-// The call in --summary's counts (a call that never returns, exit and
-// exit_group, at its enter, as strace counts it).
+                 ThreadTrace& thread, bool counted = true);
+// A call the agent answered for the program without the kernel (its
+// rt_sigaction for a signal the agent holds; its exit_group, made from the
+// agent's text at exit), recorded and counted as the kernel and strace
+// would have seen the program's own, when this thread's calls are traced.
+// `call_site`: where the program made it; `returns`: false for exit_group.
+void record_answered_call(int64_t nr, std::span<const uint64_t> args, int64_t result,
+                          uint64_t call_site, bool returns) noexcept;
+// The call in --summary's counts. Never for exit and exit_group: strace -c
+// counts a call when it returns.
 void count_call(const Filter& filter, int64_t nr, int64_t result, uint64_t elapsed_ns);
 
 // rt_sigprocmask made for real (from a rewritten site), the held signals

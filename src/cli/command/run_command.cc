@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -21,6 +22,8 @@
 #include "cli/process/control_server.h"
 #include "cli/process/executable.h"
 #include "cli/process/launcher.h"
+#include "cli/process/own_loads.h"
+#include "cli/process/startup_syscalls.h"
 #include "cli/session/session.h"
 #include "cli/session/trace_loop.h"
 #include "cli/session/trace_setup.h"
@@ -31,9 +34,57 @@ namespace dprobe::cli {
 namespace {
 
 constexpr int kExitNotRun = 127;
-constexpr const char* kLoaderCallsUnseen =
-    "dprobe: not counted: the dynamic loader's system calls before the agent "
-    "started (mapping the libraries: strace -f -c counts them too)\n";
+
+// What the start-up watch (startup_syscalls.h) could not see, said under
+// the table.
+std::string unseen_startup_calls(bool watched, bool follow) {
+  if (!watched) {
+    return "dprobe: not counted: the dynamic loader's system calls before the agent started "
+           "(ptrace was refused; strace -f -c counts them)\n";
+  }
+  if (!follow) return "";
+  return "dprobe: not counted: in processes the program started with exec, the dynamic "
+         "loader's system calls before the agent started in them (strace -f -c counts them)\n";
+}
+
+bool has_syscall_events(const lang::DefinitionSet& set) {
+  return std::any_of(set.specs().begin(), set.specs().end(), [](const trace::ProbeSpec& spec) {
+    return trace::is_syscall_source(spec.event.source);
+  });
+}
+
+// How many of `counts` (by number) the set's system call events name.
+uint64_t calls_of_events(const std::vector<SyscallCount>& counts, const lang::DefinitionSet& set) {
+  std::vector<bool> named(counts.size(), false);
+  for (const trace::ProbeSpec& spec : set.specs()) {
+    if (!trace::is_syscall_source(spec.event.source)) continue;
+    const int32_t nr = spec.event.syscall_nr;
+    if (nr < 0) named.assign(counts.size(), true);  // raw_syscalls: every call
+    if (nr >= 0 && static_cast<size_t>(nr) < named.size()) named[static_cast<size_t>(nr)] = true;
+  }
+  uint64_t calls = 0;
+  for (size_t nr = 0; nr < counts.size(); ++nr) {
+    if (named[nr]) calls += counts[nr].calls;
+  }
+  return calls;
+}
+
+// The program's system calls before its agent started, in the table; the
+// trace's events begin with the agent. Returns what to say of the calls
+// that events name, said with the trace's other notes at its end.
+std::string take_startup_calls(StartupSyscalls& startup, Tracer& tracer, bool summary,
+                               std::ostream& errors) {
+  if (startup.follow_to_agent() == StartupEnd::kLost) {
+    errors << "dprobe: warning: the program's start-up calls were counted in part (ptrace "
+              "lost it)\n";
+  }
+  if (summary) tracer.count_startup_syscalls(startup.counts());
+  const uint64_t calls = calls_of_events(startup.counts(), tracer.first_set());
+  if (calls == 0) return "";
+  return "dprobe: not in the trace: " + std::to_string(calls) +
+         " of the traced system calls, made by the dynamic loader before the agent started" +
+         (summary ? " (the summary counts them)\n" : " (--summary counts them)\n");
+}
 
 std::atomic<bool> g_interrupted{false};
 
@@ -73,11 +124,15 @@ void wait_for_program(int program_fd, int exit_notice) {
 // session, the trace to its end, what there is to say. The program's exit
 // waits for this to return (the sessions close with it).
 void collect(RunSplit& split, TraceSetup& trace, const RunOptions& options,
-             const std::string& executable, Progress& progress, int exit_notice) {
+             const std::string& executable, Progress& progress, int exit_notice,
+             StartupSyscalls* startup) {
   catch_interruptions();
   leave_stdin();
-  if (!program_started(split)) return;  // the program said why
   std::ostream& errors = progress.stream();
+  const bool summary = options.trace.session.syscall_summary;
+  const std::string startup_note =
+      startup != nullptr ? take_startup_calls(*startup, *trace.tracer, summary, errors) : "";
+  if (!program_started(split)) return;  // the program said why
   // The program waits for its probes before its first instruction: none
   // of its children is missed.
   trace.watch_children(split.program, options.trace.follow);
@@ -100,7 +155,8 @@ void collect(RunSplit& split, TraceSetup& trace, const RunOptions& options,
   }
   (void)finish_trace(trace, options.trace, errors);
   // What the table cannot hold, said under it (docs/usage.md, "`run`").
-  if (options.trace.session.syscall_summary) errors << kLoaderCallsUnseen;
+  errors << startup_note;
+  if (summary) errors << unseen_startup_calls(startup != nullptr, options.trace.follow);
 }
 
 // Before the split: whatever fails is dprobe's to report, with its status.
@@ -135,7 +191,16 @@ int trace_command(RunOptions options, std::ostream& terminal) {
   auto trace = set_up_trace(options.trace, executable, errors);
   progress.stop();
   if (!trace) return report(trace.error(), errors);
-  auto split = split_for_run([&] { trace->server->claim_from_here(); });
+  // The program's calls before its agent starts are followed by ptrace.
+  std::unique_ptr<StartupSyscalls> startup;
+  const bool watch_startup =
+      options.trace.session.syscall_summary || has_syscall_events(trace->tracer->first_set());
+  auto split = split_for_run([&](pid_t program) {
+    trace->server->claim_from_here();
+    if (!watch_startup) return;
+    auto watch = StartupSyscalls::seize(program, own_objects(agent_library_path(), executable));
+    if (watch) startup = std::move(*watch);
+  });
   if (!split) {
     errors << "dprobe: error: " << printable(split.error().message) << "\n";
     return kExitNotRun;
@@ -144,7 +209,7 @@ int trace_command(RunOptions options, std::ostream& terminal) {
     exec_program(*split, target->argv, executable, agent_library_path(),
                  trace->server->socket_path(), options.trace.follow);
   }
-  collect(*split, *trace, options, executable, progress, exit_notice);
+  collect(*split, *trace, options, executable, progress, exit_notice, startup.get());
   return 0;
 }
 

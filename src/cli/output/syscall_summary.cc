@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string_view>
+#include <utility>
 
 namespace dprobe::cli {
 namespace {
@@ -119,6 +120,18 @@ void append_row(std::string& text, const Widths& w, double percent, double secon
 }
 
 }  // namespace
+
+std::string strace_syscall_name(std::string_view event_name) {
+  // Where x86_64's syscall table names a function under another name.
+  static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
+      {"newstat", "stat"},   {"newfstat", "fstat"},      {"newlstat", "lstat"},
+      {"newuname", "uname"}, {"sendfile64", "sendfile"}, {"umount", "umount2"},
+  };
+  for (const auto& [event, strace] : kRenamed) {
+    if (event_name == event) return std::string(strace);
+  }
+  return std::string(event_name);
+}
 
 std::string render_syscall_summary(std::vector<SyscallCount> counts) {
   std::erase_if(counts, [](const SyscallCount& count) { return count.calls == 0; });

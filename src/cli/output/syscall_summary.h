@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dprobe::cli {
@@ -22,6 +23,11 @@ struct SyscallCount {
   uint64_t errors = 0;    // the calls that returned an error
   uint64_t total_ns = 0;  // summed over the calls, entry to exit
 };
+
+// The name strace gives a system call, from its event's name: the event
+// is named for the kernel's function ("newuname", "sendfile64"), strace
+// for the system call ("uname", "sendfile").
+std::string strace_syscall_name(std::string_view event_name);
 
 // The strace -c table, every line '\n'-terminated, the most time first.
 // Counts with calls == 0 are left out. Equal times keep the order given:

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,11 +93,21 @@ namespace {
 
 // In the collector: what it must do before the program may start, then
 // "ready" on `ready` (closed either way).
-void get_ready(const std::function<void()>& first, int ready) {
-  first();
+void get_ready(const std::function<void(pid_t)>& first, pid_t program, int ready) {
+  first(program);
   const char byte = 1;
   (void)!::write(ready, &byte, 1);
   ::close(ready);
+}
+
+// In the middle process: until the collector closes its end.
+void wait_for_close(int fd) {
+  char byte;
+  ssize_t got;
+  do {
+    got = ::read(fd, &byte, 1);
+  } while (got < 0 && errno == EINTR);
+  ::close(fd);
 }
 
 // In the program's process: whether the collector said it is ready (EOF:
@@ -113,9 +124,14 @@ bool collector_ready(int ready) {
 
 }  // namespace
 
-Result<RunSplit> split_for_run(const std::function<void()>& in_collector_first) {
+Result<RunSplit> split_for_run(const std::function<void(pid_t program)>& in_collector_first) {
   RunSplit split;
   split.program = ::getpid();
+  // Under Yama's ptrace scope 1 a process may be ptraced by the one it
+  // names and that one's descendants: the collector may follow the
+  // program's start-up (startup_syscalls.h) while the middle process
+  // keeps it a descendant (below). Where Yama is not, this fails harmlessly.
+  ::prctl(PR_SET_PTRACER, split.program, 0, 0, 0);
   // Taken before the collector exists: the program's pid cannot be
   // another process's by the time the collector looks.
   split.program_fd = open_pidfd(split.program);
@@ -123,9 +139,12 @@ Result<RunSplit> split_for_run(const std::function<void()>& in_collector_first) 
   // A close-on-exec pipe tells the collector whether the exec worked: it
   // closes silently on success, and carries errno on failure. Another one
   // tells the program when the collector is ready for it.
+  // The middle process waits for a third to close.
   int report[2];
   int ready[2];
-  if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(ready, O_CLOEXEC) != 0) {
+  int held[2];
+  if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(ready, O_CLOEXEC) != 0 ||
+      ::pipe2(held, O_CLOEXEC) != 0) {
     ::close(split.program_fd);
     return fail(std::string("pipe: ") + std::strerror(errno));
   }
@@ -133,22 +152,33 @@ Result<RunSplit> split_for_run(const std::function<void()>& in_collector_first) 
   const pid_t middle = ::fork();
   if (middle < 0) {
     const int error = errno;
-    for (int fd : {split.program_fd, report[0], report[1], ready[0], ready[1]}) ::close(fd);
+    for (int fd : {split.program_fd, report[0], report[1], ready[0], ready[1], held[0], held[1]}) {
+      ::close(fd);
+    }
     return fail(std::string("fork: ") + std::strerror(error));
   }
   if (middle == 0) {
     const pid_t collector = ::fork();
-    if (collector != 0) ::_exit(collector < 0 ? 1 : 0);
+    if (collector != 0) {
+      ::close(held[1]);
+      if (collector > 0) wait_for_close(held[0]);
+      ::_exit(collector < 0 ? 1 : 0);
+    }
+    ::close(held[0]);
     ::close(report[1]);
     ::close(ready[0]);
-    get_ready(in_collector_first, ready[1]);
+    get_ready(in_collector_first, split.program, ready[1]);
+    ::close(held[1]);
     split.collector = true;
     split.exec_report = report[0];
     return split;
   }
+  ::close(held[0]);
+  ::close(held[1]);
   int status = 0;
   while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
   }
+  ::prctl(PR_SET_PTRACER, 0, 0, 0, 0);
   ::close(report[0]);
   ::close(ready[1]);
   ::close(split.program_fd);

@@ -43,8 +43,10 @@ struct RunSplit {
 };
 
 // Forks the collector; returns in both processes, in the program's once
-// the collector has done `in_collector_first`.
-Result<RunSplit> split_for_run(const std::function<void()>& in_collector_first);
+// the collector has done `in_collector_first` (given the program's pid;
+// the collector is still the program's descendant then, as Yama's ptrace
+// scope 1 asks of a tracer).
+Result<RunSplit> split_for_run(const std::function<void(pid_t program)>& in_collector_first);
 
 // In the program's process: execs the command (every descriptor of
 // dprobe's is close-on-exec), or says why it could not and exits 127.

@@ -115,7 +115,17 @@ size_t Tracer::drain_pass(bool final) {
     record_pass_.discard();
   }
   for (Traced* traced : ended) let_go(*traced);
+  hits_so_far_.store(sum_of_hits(), std::memory_order_relaxed);
   return written;
+}
+
+// Under the lock.
+uint64_t Tracer::sum_of_hits() const {
+  uint64_t hits = 0;
+  for (const auto& traced : traced_) {
+    for (size_t i = 0; i < traced->set->specs().size(); ++i) hits += count_of(*traced, i).hits;
+  }
+  return hits;
 }
 
 void Tracer::let_go(Traced& traced) {
@@ -291,9 +301,19 @@ std::string lost_events_message(const LostCounts& lost, uint64_t ring_bytes, uin
 }
 
 // Adds a process's per-number counts (--summary) to `totals`.
+void Tracer::count_startup_syscalls(const std::vector<SyscallCount>& by_nr) {
+  std::lock_guard lock(mutex_);
+  if (syscall_totals_.size() < by_nr.size()) syscall_totals_.resize(by_nr.size());
+  for (size_t nr = 0; nr < by_nr.size(); ++nr) {
+    syscall_totals_[nr].calls += by_nr[nr].calls;
+    syscall_totals_[nr].errors += by_nr[nr].errors;
+    syscall_totals_[nr].total_ns += by_nr[nr].total_ns;
+  }
+}
+
 void Tracer::add_syscall_stats(const trace::TraceMemory& memory,
                                std::vector<SyscallCount>& totals) {
-  totals.resize(trace::kSyscallStatsCount);
+  if (totals.size() < trace::kSyscallStatsCount) totals.resize(trace::kSyscallStatsCount);
   for (uint32_t nr = 0; nr < trace::kSyscallStatsCount; ++nr) {
     const trace::SyscallStats& stats = memory.syscall_stats(nr);
     totals[nr].calls += stats.calls.load(std::memory_order_relaxed);
@@ -338,13 +358,16 @@ std::vector<SyscallCount> Tracer::syscall_counts() {
   for (uint32_t nr = 0; nr < totals.size(); ++nr) {
     if (totals[nr].calls == 0) continue;
     const syscalls::SyscallInfo* info = syscalls::syscall_by_nr(arch::host_isa(), nr);
-    totals[nr].name = info != nullptr ? info->name : "syscall_" + std::to_string(nr);
+    totals[nr].name =
+        info != nullptr ? strace_syscall_name(info->name) : "syscall_" + std::to_string(nr);
     counts.push_back(std::move(totals[nr]));
   }
   return counts;
 }
 
-void Tracer::print_profile(std::FILE* out) {
+uint64_t Tracer::hits_so_far() const { return hits_so_far_.load(std::memory_order_relaxed); }
+
+void Tracer::print_profile(std::FILE* out, bool for_a_person) {
   std::lock_guard lock(mutex_);
   // Events in the order the first program defines them, then any only
   // another program's definitions have.
@@ -366,6 +389,14 @@ void Tracer::print_profile(std::FILE* out) {
       total.misses += spec_counts.misses;
       total.filtered += spec_counts.filtered;
     }
+  }
+  if (for_a_person) {
+    std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+      return counts[a].hits > counts[b].hits;
+    });
+    std::fprintf(out, "  %-44s %15s %15s", "EVENT", "HITS", "MISSES");
+    if (filters) std::fprintf(out, " %15s", "FILTERED");
+    std::fputc('\n', out);
   }
   for (const std::string& key : order) {
     const EventCounts& total = counts[key];

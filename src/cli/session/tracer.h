@@ -93,6 +93,8 @@ class Tracer {
   // After finish(): every traced process's system calls (--summary), by
   // number, summed over the processes.
   std::vector<SyscallCount> syscall_counts();
+  // Adds calls seen before any agent ran (startup_syscalls.h), by number.
+  void count_startup_syscalls(const std::vector<SyscallCount>& by_nr);
   // After finish(): every hist trigger's hist (--trigger), merged over the
   // processes, in the kernel's hist layout; empty if there is none.
   std::string hist_text();
@@ -101,8 +103,13 @@ class Tracer {
   std::string dispatch_refused_message();
   // After finish(): the warnings it wrote, for a trace file's notes.
   const std::string& warnings() const { return warnings_; }
-  // Each event's hits and misses, across every process.
-  void print_profile(std::FILE* out);
+  // Each event's hits and misses, across every process: the kernel's
+  // kprobe_profile layout, in the order of the definitions; `for_a_person`
+  // (a terminal reads it) adds a header and puts the most hits first.
+  void print_profile(std::FILE* out, bool for_a_person = false);
+  // Every event's hits so far, across every process, as of the last pass
+  // over the rings (a status line's: never waits for the drain).
+  uint64_t hits_so_far() const;
   // After finish(): 0, or the errno of the write that made the trace stop
   // (EPIPE: its reader went away, as `dprobe run ... | head` does).
   int output_error() const { return output_error_; }
@@ -158,6 +165,8 @@ class Tracer {
   TracePass pass_;         // every process's lines of one drain, in time order
   TracePass record_pass_;  // with options_.records: their chunks
   LostCounts lost_;
+  uint64_t sum_of_hits() const;
+  std::atomic<uint64_t> hits_so_far_{0};
   std::vector<SyscallCount> syscall_totals_;  // by number: the processes that ended
   HistCollector hists_;                       // the processes that ended
   uint64_t dispatch_refused_ = 0;             // the same, for prctl's refused

@@ -149,5 +149,18 @@ TEST(SyscallSummary, HugeValuesWidenTheirColumns) {
       "100.00 36000000000.000000                 0 10000000000000000001 12345678901234 total\n");
 }
 
+// strace names a call as x86_64's syscall table does; the kernel's event
+// is named for its function.
+TEST(SyscallSummary, RowsUseStracesNames) {
+  EXPECT_EQ(strace_syscall_name("newuname"), "uname");
+  EXPECT_EQ(strace_syscall_name("newfstat"), "fstat");
+  EXPECT_EQ(strace_syscall_name("newstat"), "stat");
+  EXPECT_EQ(strace_syscall_name("newlstat"), "lstat");
+  EXPECT_EQ(strace_syscall_name("sendfile64"), "sendfile");
+  EXPECT_EQ(strace_syscall_name("umount"), "umount2");
+  EXPECT_EQ(strace_syscall_name("newfstatat"), "newfstatat") << "strace's name too";
+  EXPECT_EQ(strace_syscall_name("openat"), "openat");
+}
+
 }  // namespace
 }  // namespace dprobe::cli
