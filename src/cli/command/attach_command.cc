@@ -347,12 +347,21 @@ int run_attach(const AttachOptions& asked, std::ostream& terminal) {
   }
   tracer.adopt(std::move(*injected), tracer.first_set());
   tracer.start(options.pid);
+  // A long trace is not silent on a terminal: a status line on stderr,
+  // where the trace itself does not print (docs/usage.md, "attach").
+  if (!settings.output.empty() || ::isatty(STDOUT_FILENO) != 1) {
+    const size_t probes = tracer.first_set().specs().size();
+    progress.follow([&tracer, probes, pid = options.pid] {
+      return tracing_status(probes, pid, tracer.hits_so_far());
+    });
+  }
   const auto start = std::chrono::steady_clock::now();
   const auto limit = std::chrono::duration<double>(options.duration);
   while (!g_stop && process_alive(options.pid)) {
     if (options.duration > 0 && std::chrono::steady_clock::now() - start >= limit) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  progress.stop();
   const bool detached = tracer.detach_all(kDetachTimeout);
   // The trace could not be written (a full disk): the status says so.
   const int output_error = finish_trace(*trace, settings, errors);

@@ -57,8 +57,10 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
                     "Print the calls as the kernel's function_graph tracer does, at the end, "
                     "instead of the trace lines (needs entry and return probes on the same "
                     "functions)");
-  command->add_flag("--profile", flags.profile,
-                    "At the end, print each event's hits and misses on stderr (as kprobe_profile)");
+  command->add_flag(
+      "--profile", flags.profile,
+      "At the end, print each event's hits and misses on stderr (as kprobe_profile; on "
+      "a terminal headed, most hits first)");
   command->add_option("--buffer-size", flags.buffer_size,
                       "Ring size per thread, e.g. 512K, 4M (default 1M, at most 1G)");
   command->add_option("--max-threads", flags.max_threads,

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iterator>
 
 namespace dprobe::cli {
 namespace {
@@ -28,6 +29,16 @@ void Progress::start(std::string what) {
   if (!terminal_) return;
   std::lock_guard lock(mutex_);
   what_ = std::move(what);
+  status_ = nullptr;
+  done_ = false;
+  thread_ = std::thread([this] { show_until_done(); });
+}
+
+void Progress::follow(std::function<std::string()> status) {
+  stop();
+  if (!terminal_) return;
+  std::lock_guard lock(mutex_);
+  status_ = std::move(status);
   done_ = false;
   thread_ = std::thread([this] { show_until_done(); });
 }
@@ -47,10 +58,19 @@ void Progress::show_until_done() {
   std::unique_lock lock(mutex_);
   if (done_cv_.wait_for(lock, kDelay, [&] { return done_; })) return;
   while (!done_) {
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    char seconds[32];
-    std::snprintf(seconds, sizeof(seconds), "%.1f", elapsed.count());
-    errors_ << kEraseLine << "dprobe: " << what_ << "... " << seconds << " s" << std::flush;
+    std::string line;
+    if (status_) {
+      lock.unlock();
+      line = status_();
+      lock.lock();
+      if (done_) break;
+    } else {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%.1f", elapsed.count());
+      line = what_ + "... " + seconds + " s";
+    }
+    errors_ << kEraseLine << "dprobe: " << line << std::flush;
     shown_ = true;
     done_cv_.wait_for(lock, kPeriod, [&] { return done_; });
   }
@@ -78,6 +98,24 @@ std::streamsize Progress::Buffer::xsputn(const char* text, std::streamsize n) {
 int Progress::Buffer::sync() {
   std::lock_guard lock(owner_.mutex_);
   return owner_.errors_.rdbuf()->pubsync();
+}
+
+std::string tracing_status(size_t probes, long pid, uint64_t hits) {
+  char count[32];
+  if (hits < 10000) {
+    std::snprintf(count, sizeof(count), "%llu", static_cast<unsigned long long>(hits));
+  } else {
+    const char* units[] = {"K", "M", "G", "T"};
+    double value = static_cast<double>(hits) / 1000.0;
+    size_t unit = 0;
+    while (value >= 1000.0 && unit + 1 < std::size(units)) {
+      value /= 1000.0;
+      ++unit;
+    }
+    std::snprintf(count, sizeof(count), "%.1f %s", value, units[unit]);
+  }
+  return "tracing " + std::to_string(probes) + (probes == 1 ? " probe" : " probes") + " in pid " +
+         std::to_string(pid) + ", " + count + (hits == 1 ? " hit" : " hits") + ", Ctrl-C to end";
 }
 
 }  // namespace dprobe::cli

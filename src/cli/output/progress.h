@@ -1,7 +1,9 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // A line of progress on stderr while something slow happens (arming a
-// wildcard over a large library): shown only when stderr is a terminal,
+// wildcard over a large library), or of status while a long trace runs
+// (attach's "tracing 12 probes in pid 4242, 1.2 M hits, Ctrl-C to end"):
+// shown only when stderr is a terminal,
 // and only once the work has taken more than a second; erased when it
 // ends. Whatever is written to stream() erases the line first, so that a
 // message never lands at the end of the progress text: give stream() to
@@ -18,6 +20,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <ostream>
 #include <streambuf>
@@ -39,6 +43,10 @@ class Progress {
   std::ostream& stream() { return stream_; }
   // "dprobe: WHAT... 1.4 s", from a second on, until stop().
   void start(std::string what);
+  // "dprobe: STATUS", STATUS asked again at each refresh (without the
+  // line's lock: it may take locks of its own that writers to stream()
+  // hold), from a second on, until stop().
+  void follow(std::function<std::string()> status);
   void stop();
 
   static constexpr auto kDelay = std::chrono::seconds(1);
@@ -64,6 +72,7 @@ class Progress {
   std::ostream& errors_;
   bool terminal_;
   std::string what_;
+  std::function<std::string()> status_;  // for follow(): the line's text
   Buffer buffer_;
   std::ostream stream_;
   std::mutex mutex_;
@@ -72,6 +81,10 @@ class Progress {
   bool shown_ = false;  // the line is on the terminal now
   std::thread thread_;
 };
+
+// An attach's status line: "tracing 12 probes in pid 4242, 1.2 M hits,
+// Ctrl-C to end" (counts from 10,000 on in K, M, G with one decimal).
+std::string tracing_status(size_t probes, long pid, uint64_t hits);
 
 }  // namespace dprobe::cli
 

@@ -1,6 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/session/trace_setup.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -219,7 +221,7 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
   if (settings.profile) {
     // Never into the program's stdout, which is the trace's or its own.
     errors.flush();
-    trace.tracer->print_profile(stderr);
+    trace.tracer->print_profile(stderr, ::isatty(STDERR_FILENO) == 1);
     std::fflush(stderr);
   }
   // The hists go where the trace goes, text as the kernel's hist files;
