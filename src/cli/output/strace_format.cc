@@ -100,13 +100,13 @@ class StraceWriter {
       : options_(options), several_threads_(several_threads) {}
 
   void enter(const trace::RecordHeader& header, uint32_t stream, SyscallCall call) {
-    end_open_line();
     if (auto earlier = pending_.find(header.tid); earlier != pending_.end()) {
       // Its thread went on without the exit: after an execve that
       // succeeded, in the new program (another stream of the file).
       resume(header.tid, earlier->second, header.timestamp,
              exec_succeeded(earlier->second, stream) ? "0" : "?");
     }
+    end_open_line();
     out_ += leader(header.tid, header.timestamp) + strace::call_name(*call.info) + "(" +
             strace::arguments_text(call, options_.string_limit);
     if (strace::never_returns(*call.info)) {
