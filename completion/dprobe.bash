@@ -13,7 +13,7 @@ _dprobe() {
 
   local trace_options="-e --event -f --file -o --output --json --perfetto --graph --graph-functions --profile --buffer-size
     --max-threads --disable --no-optimize --probes --summary --filter --trigger --stacktrace
-    --follow -h --help"
+    --follow --format --syscalls --string-limit --syscall-times --timestamps -h --help"
   local subcommand="" i
   for ((i = 1; i < cword; i++)); do
     case ${words[i]} in
@@ -52,8 +52,16 @@ _dprobe() {
       mapfile -t COMPREPLY < <(compgen -W "$(cd /proc && printf '%s ' [0-9]*)" -- "$cur")
       return 0
       ;;
-    -e | --event | --buffer-size | --max-threads | --disable | --duration | --tid | --since | --until | --graph-functions)
+    -e | --event | --buffer-size | --max-threads | --disable | --duration | --tid | --since | --until | --graph-functions | --syscalls | --string-limit)
       return 0  # a value of the user's own
+      ;;
+    --format)
+      mapfile -t COMPREPLY < <(compgen -W "ftrace strace" -- "$cur")
+      return 0
+      ;;
+    --timestamps)
+      mapfile -t COMPREPLY < <(compgen -W "t tt ttt r" -- "$cur")
+      return 0
       ;;
   esac
 
@@ -64,7 +72,8 @@ _dprobe() {
     attach) options="-p --pid --duration $trace_options" ;;
     record) options="-p --pid --duration $trace_options --" ;;
     report)
-      options="--json --profile --perfetto --graph --functions --event --pid --tid --since --until -h --help"
+      options="--json --profile --perfetto --graph --functions --format --string-limit --syscall-times
+        --timestamps --event --pid --tid --since --until -h --help"
       mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur"; compgen -f -- "$cur")
       return 0
       ;;

@@ -39,7 +39,14 @@ int record_parsed([[maybe_unused]] const RecordCommandLine& line) {
     std::cerr << "dprobe: error: record: --graph is report's (dprobe report --graph)\n";
     return 2;
   }
-  settings.graph = false;  // --graph-functions: the probes; report --graph draws them
+  if (settings.strace && (!line.flags.string_limit.empty() || line.flags.syscall_times ||
+                          !line.flags.timestamps.empty())) {
+    std::cerr << "dprobe: error: record: --string-limit, --syscall-times and --timestamps are "
+                 "report's (dprobe report --format strace)\n";
+    return 2;
+  }
+  settings.graph = false;   // --graph-functions: the probes; report --graph draws them
+  settings.strace.reset();  // --format strace: its events; report --format strace prints them
   settings.format = OutputFormat::kRecord;
   settings.session.entry_times = true;  // report --perfetto draws each call as a slice
   if (settings.output.empty()) settings.output = "dprobe.dat";

@@ -14,14 +14,18 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 
+#include "base/result.h"
 #include "cli/output/function_graph.h"
 #include "cli/output/function_table.h"
 #include "cli/output/line_writer.h"
 #include "cli/output/perfetto.h"
+#include "cli/output/strace_format.h"
 #include "cli/output/terminal_text.h"
+#include "cli/session/trace_loop.h"
 #include "trace/formatter.h"
 #include "trace/record.h"
 #include "trace/trace_file.h"
@@ -178,9 +182,47 @@ bool read_trace_bytes(const std::string& path, std::string& data, std::ostream& 
   return why.empty();
 }
 
+// --format and the strace options: nullopt for ftrace's lines, or an
+// error naming the bad option.
+Result<std::optional<StraceOptions>> strace_report_options(const ReportOptions& options) {
+  const bool strace_only =
+      !options.string_limit.empty() || options.syscall_times || !options.timestamps.empty();
+  if (options.format == "ftrace") {
+    if (strace_only) {
+      return fail("--string-limit, --syscall-times and --timestamps go with --format strace");
+    }
+    return std::optional<StraceOptions>();
+  }
+  if (options.format != "strace") {
+    return fail("bad --format: " + printable(options.format) +
+                " (ftrace, the kernel's trace lines, or strace)");
+  }
+  StraceOptions strace;
+  strace.durations = options.syscall_times;
+  if (!options.string_limit.empty()) {
+    const auto limit = parse_count(options.string_limit, strace::kMaxStringLimit);
+    if (!limit) return fail("bad --string-limit: " + printable(options.string_limit));
+    strace.string_limit = *limit;
+  }
+  if (!options.timestamps.empty()) {
+    const auto timestamps = parse_strace_timestamps(options.timestamps);
+    if (timestamps != StraceTimestamps::kRelative) {
+      return fail("bad --timestamps: " + printable(options.timestamps) +
+                  " (report takes r only: a recording keeps no wall clock for t, tt, ttt)");
+    }
+    strace.timestamps = *timestamps;
+  }
+  return std::optional<StraceOptions>(strace);
+}
+
 }  // namespace
 
 int run_report(const ReportOptions& options, std::FILE* out, std::ostream& errors) {
+  const auto strace = strace_report_options(options);
+  if (!strace) {
+    errors << "dprobe: error: " << strace.error().message << "\n";
+    return 2;
+  }
   std::string data;
   if (!read_trace_bytes(options.file, data, errors)) return kExitFailure;
   trace::TraceFileContents file = trace::read_trace_file(data);
@@ -195,6 +237,8 @@ int run_report(const ReportOptions& options, std::FILE* out, std::ostream& error
     text = function_graph(file);
   } else if (options.functions) {
     text = function_table(file);
+  } else if (*strace) {
+    text = strace_text(file, **strace);
   } else {
     unknown = format_records(file, options.json, text);
   }
@@ -243,6 +287,18 @@ Subcommand add_report_command(CLI::App& app) {
                  "longest time, as uftrace's report")
       ->excludes(json, profile, perfetto, graph);
   graph->excludes(json, profile, perfetto);
+  command
+      ->add_option("--format", report->format,
+                   "ftrace: the kernel's trace lines (the default); strace: the system calls as "
+                   "strace prints them (a recording of record --format strace, or of the "
+                   "syscalls:sys_enter_* and sys_exit_* events)")
+      ->excludes(json, profile, perfetto, graph);
+  command->add_option("--string-limit", report->string_limit,
+                      "--format strace: print at most N bytes of a string (strace's -s)");
+  command->add_flag("--syscall-times", report->syscall_times,
+                    "--format strace: each call's time from entry to return (strace's -T)");
+  command->add_option("--timestamps", report->timestamps,
+                      "--format strace: r, the time since the previous line (strace's -r)");
   // One value per occurrence: "--pid 5 FILE" leaves FILE alone.
   command
       ->add_option("--event", report->filter.events, "Only the records of [GRP/]EVENT (repeatable)")

@@ -6,8 +6,9 @@
 // table instead; --perfetto OUT.json writes the Chrome trace-event JSON
 // (cli/output/perfetto.h) instead; --graph prints the calls as ftrace's
 // function_graph (cli/output/function_graph.h), --functions a table per
-// function (cli/output/function_table.h). --event, --pid, --tid, --since and --until
-// keep only the records they name. A file cut short or corrupt: everything before the bad
+// function (cli/output/function_table.h), --format strace the system
+// calls as strace prints them (cli/output/strace_format.h). --event, --pid, --tid, --since and
+// --until keep only the records they name. A file cut short or corrupt: everything before the bad
 // chunk is printed, then an error naming its offset (exit status 1). A
 // directory is an error; a FIFO is read once a writer comes, and while
 // none is there, stderr says so. The notes of the file are shown with
@@ -41,6 +42,12 @@ struct ReportOptions {
   std::string perfetto;    // --perfetto OUT.json: the timeline there, nothing on stdout
   bool graph = false;      // --graph: the calls as ftrace's function_graph prints them
   bool functions = false;  // --functions: a table of the calls per function
+  // --format strace, and its --string-limit, --syscall-times and
+  // --timestamps (r only: the file keeps no wall clock), as typed.
+  std::string format = "ftrace";
+  std::string string_limit;
+  bool syscall_times = false;
+  std::string timestamps;
   ReportFilter filter;
 };
 

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/output/terminal_text.h"
+#include "cli/plan/strace_calls.h"
 #include "cli/session/trace_loop.h"
 
 namespace dprobe::cli {
@@ -38,6 +39,72 @@ void add_graph_functions(const std::vector<std::string>& patterns, DefinitionSou
       if (!sources.order.empty()) sources.order.push_back(SourceKind::kExpression);
     }
   }
+}
+
+// --format strace and its options: the events it needs after the
+// definitions (there are none written: it makes its own), and how to print.
+Result<StraceOptions> strace_settings(const TraceFlags& flags, DefinitionSources& sources) {
+  if (!sources.expressions.empty() || !sources.files.empty()) {
+    return fail(
+        "--format strace makes its own events: choose the calls with --syscalls, not -e "
+        "or -f");
+  }
+  if (flags.json || flags.graph || !flags.graph_functions.empty()) {
+    return fail("--format strace prints strace's lines: not with --json or --graph");
+  }
+  auto calls = strace::select_syscalls(flags.syscalls, arch::host_isa());
+  if (!calls) return unexpected(calls.error());
+  for (std::string& definition : strace::strace_definitions(*calls)) {
+    sources.expressions.push_back(std::move(definition));
+  }
+  sources.order.clear();  // expressions only
+  StraceOptions options;
+  options.durations = flags.syscall_times;
+  if (!flags.string_limit.empty()) {
+    const auto limit = parse_count(flags.string_limit, strace::kMaxStringLimit);
+    if (!limit) {
+      return fail("bad --string-limit: " + printable(flags.string_limit) +
+                  " (a number of bytes, at most " + std::to_string(strace::kMaxStringLimit) + ")");
+    }
+    options.string_limit = *limit;
+  }
+  if (!flags.timestamps.empty()) {
+    const auto timestamps = parse_strace_timestamps(flags.timestamps);
+    if (!timestamps) {
+      return fail("bad --timestamps: " + printable(flags.timestamps) +
+                  " (t, tt, ttt or r, as strace's -t, -tt, -ttt, -r)");
+    }
+    options.timestamps = *timestamps;
+  }
+  return options;
+}
+
+bool has_strace_only_options(const TraceFlags& flags) {
+  return !flags.syscalls.empty() || !flags.string_limit.empty() || flags.syscall_times ||
+         !flags.timestamps.empty();
+}
+
+void add_strace_options(CLI::App* command, TraceFlags& flags) {
+  command->add_option("--format", flags.format,
+                      "ftrace: the kernel's trace lines (the default); strace: only system "
+                      "calls, each as strace prints it, `openat(AT_FDCWD, \"/etc/hostname\", "
+                      "O_RDONLY) = 3`, at the end (record: the events, for report --format "
+                      "strace)");
+  command->add_option("--syscalls", flags.syscalls,
+                      "--format strace: the calls to trace, as strace's -e trace=: names "
+                      "(openat,read; globs open*), classes (%file %desc %process %network "
+                      "%signal %memory %ipc %creds %clock), all, !LIST for all but those "
+                      "(default: all)");
+  command->add_option("--string-limit", flags.string_limit,
+                      "--format strace: print at most N bytes of a string, as strace's -s "
+                      "(default 32; file names are printed whole)");
+  command->add_flag("--syscall-times", flags.syscall_times,
+                    "--format strace: each call's time from entry to return, <0.000012>, as "
+                    "strace's -T");
+  command->add_option("--timestamps", flags.timestamps,
+                      "--format strace: t, tt, ttt or r before each line, as strace's -t "
+                      "(time of day), -tt (with microseconds), -ttt (seconds since the epoch), "
+                      "-r (since the previous line)");
 }
 
 void add_trace_options(CLI::App* command, TraceFlags& flags) {
@@ -101,6 +168,7 @@ void add_trace_options(CLI::App* command, TraceFlags& flags) {
   command->add_flag("--follow", flags.follow,
                     "Trace the child processes too (forked, and the programs they exec); without "
                     "it they run with no probes");
+  add_strace_options(command, flags);
 }
 
 Result<TraceSettings> trace_settings(const TraceFlags& flags) {
@@ -120,6 +188,18 @@ Result<TraceSettings> trace_settings(const TraceFlags& flags) {
   TraceSettings settings;
   settings.sources = flags.sources;
   if (flags.definitions.command != nullptr) record_order(flags.definitions, settings.sources);
+  if (flags.format == "strace") {
+    auto strace = strace_settings(flags, settings.sources);
+    if (!strace) return unexpected(strace.error());
+    settings.strace = *strace;
+  } else if (flags.format != "ftrace") {
+    return fail("bad --format: " + printable(flags.format) +
+                " (ftrace, the kernel's trace lines, or strace)");
+  } else if (has_strace_only_options(flags)) {
+    return fail(
+        "--syscalls, --string-limit, --syscall-times and --timestamps go with --format "
+        "strace");
+  }
   add_graph_functions(flags.graph_functions, settings.sources);
   settings.graph = flags.graph || !flags.graph_functions.empty();
   settings.output = flags.output;

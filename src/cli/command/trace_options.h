@@ -15,11 +15,13 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/result.h"
+#include "cli/output/strace_format.h"
 #include "cli/output/trace_reader.h"
 #include "cli/plan/definitions.h"
 #include "cli/session/session.h"
@@ -60,7 +62,14 @@ struct TraceFlags {
   bool summary = false;                      // --summary: the strace -c table at the end
   bool graph = false;                        // --graph: the calls as a function graph at the end
   std::vector<std::string> graph_functions;  // --graph-functions: p and r on each
-  DefinitionOptions definitions;             // set by add_trace_options
+  std::string format = "ftrace";             // --format: ftrace (the kernel's lines) or strace
+  // --format strace's: --syscalls (strace's -e trace=), --string-limit
+  // (-s), --syscall-times (-T), --timestamps (-t, -tt, -ttt, -r).
+  std::string syscalls;
+  std::string string_limit;
+  bool syscall_times = false;
+  std::string timestamps;
+  DefinitionOptions definitions;  // set by add_trace_options
 };
 
 void add_trace_options(CLI::App* command, TraceFlags& flags);
@@ -77,8 +86,14 @@ struct TraceSettings {
   // --graph: the trace lines go nowhere; at the end the calls are printed
   // where they would have gone, as ftrace's function_graph.
   bool graph = false;
+  // --format strace: the trace lines go nowhere; at the end the system
+  // calls are printed where they would have gone, as strace prints them.
+  std::optional<StraceOptions> strace;
   bool follow = false;
 };
+
+// Whether any of the options that only --format strace takes was given.
+bool has_strace_only_options(const TraceFlags& flags);
 
 // A bad number is an error naming the option and what it takes (a usage
 // error: exit status 2).

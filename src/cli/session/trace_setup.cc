@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <ostream>
 
 #include "cli/output/function_graph.h"
 #include "cli/output/perfetto.h"
+#include "cli/output/strace_format.h"
 #include "cli/output/syscall_summary.h"
 #include "cli/output/terminal_text.h"
 #include "trace/trace_file.h"
@@ -68,17 +70,17 @@ Result<void, SetupFailure> open_perfetto(const std::string& path, TraceSetup& tr
   return open_records(trace, "--perfetto");
 }
 
-// --graph: the records kept, the lines thrown away.
-Result<void, SetupFailure> open_graph(TraceSetup& trace) {
+// --graph, --format strace: the records kept, the lines thrown away.
+Result<void, SetupFailure> open_graph(TraceSetup& trace, const char* why) {
   if (!trace.records) {
-    if (auto opened = open_records(trace, "--graph"); !opened) return opened;
+    if (auto opened = open_records(trace, why); !opened) return opened;
   }
   trace.no_lines = std::make_unique<OutputFile>();
   trace.no_lines->file = std::fopen("/dev/null", "we");
   if (trace.no_lines->file == nullptr) {
     trace.no_lines->file = stdout;
-    return unexpected(
-        SetupFailure{kExitFailure, "/dev/null for --graph: " + std::string(std::strerror(errno))});
+    return unexpected(SetupFailure{kExitFailure, "/dev/null for " + std::string(why) + ": " +
+                                                     std::string(std::strerror(errno))});
   }
   return {};
 }
@@ -95,6 +97,17 @@ int read_records(TraceSetup& trace, trace::TraceFileContents& contents) {
   if (std::ferror(records)) return errno != 0 ? errno : EIO;
   contents = trace::read_trace_file(data);
   return 0;
+}
+
+// CLOCK_REALTIME less CLOCK_MONOTONIC (the trace clock), now: what turns
+// a record's time into strace's time of day.
+int64_t wall_clock_offset_ns() {
+  constexpr int64_t kNsPerSecond = 1000000000;
+  timespec wall{};
+  timespec monotonic{};
+  ::clock_gettime(CLOCK_MONOTONIC, &monotonic);
+  ::clock_gettime(CLOCK_REALTIME, &wall);
+  return (wall.tv_sec - monotonic.tv_sec) * kNsPerSecond + (wall.tv_nsec - monotonic.tv_nsec);
 }
 
 int write_text(std::FILE* out, const std::string& text) {
@@ -116,6 +129,11 @@ int write_from_records(TraceSetup& trace, const TraceSettings& settings) {
     }
   }
   if (settings.graph) return write_text(trace.output->file, function_graph(contents));
+  if (settings.strace) {
+    StraceOptions options = *settings.strace;
+    options.wall_offset_ns = wall_clock_offset_ns();
+    return write_text(trace.output->file, strace_text(contents, options));
+  }
   return 0;
 }
 
@@ -172,8 +190,10 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
       return unexpected(opened.error());
     }
   }
-  if (settings.graph) {
-    if (auto opened = open_graph(trace); !opened) return unexpected(opened.error());
+  if (settings.graph || settings.strace) {
+    if (auto opened = open_graph(trace, settings.graph ? "--graph" : "--format strace"); !opened) {
+      return unexpected(opened.error());
+    }
   }
   trace.server = std::make_unique<ControlServer>(std::move(*server));
   TraceOptions options{.sources = sources,
@@ -213,7 +233,9 @@ int finish_trace(TraceSetup& trace, const TraceSettings& settings, std::ostream&
   if (trace.records) {
     if (const int error = write_from_records(trace, settings); error != 0) {
       errors << "dprobe: error: "
-             << printable(trace.perfetto ? settings.perfetto : std::string("the function graph"))
+             << printable(trace.perfetto    ? settings.perfetto
+                          : settings.strace ? std::string("the strace lines")
+                                            : std::string("the function graph"))
              << ": " << std::strerror(error) << "\n";
       if (output_error == 0) output_error = error;
     }
