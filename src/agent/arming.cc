@@ -52,6 +52,16 @@ bool reads_fixed_slots(const trace::EventDesc& event) {
   return false;
 }
 
+// Whether a fetch reads the floating-point return register ($retval:f64).
+bool reads_float_return(const trace::EventDesc& event) {
+  for (const trace::EventArg& arg : event.args) {
+    for (const trace::FetchInsn& insn : arg.code) {
+      if (insn.op == trace::FetchOp::kFloatRetval) return true;
+    }
+  }
+  return false;
+}
+
 // An event comes once; a library loaded again brings its probes again.
 const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   if (const AgentEvent* kept = state.events.find(spec.event.id)) return kept;
@@ -65,6 +75,7 @@ const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   if (!entry_time_fits) event.entry_time_offset = 0;
   if (event.analysis) event.analysis = trace::plan_analysis(*event.analysis);
   if (reads_fixed_slots(event)) state.fixed_slots_read.store(true, std::memory_order_relaxed);
+  if (reads_float_return(event)) state.float_retval_read.store(true, std::memory_order_relaxed);
   state.events.add(std::make_unique<AgentEvent>(AgentEvent{
       event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,
       trace::plan_register_fields(event, arch::host_isa(),

@@ -161,6 +161,15 @@ Parsed<void> defer_variable(EventArg& arg, const TypeSuffix& suffix, std::string
   return {};
 }
 
+// $retval as a float or a double: the ABIs return those in the first
+// vector register (xmm0, v0), not in the integer one.
+void use_float_return(const EventArg& arg, std::vector<FetchInsn>& code) {
+  const bool floating = arg.type == trace::TypeId::kF32 || arg.type == trace::TypeId::kF64;
+  if (floating && code.size() == 1 && code[0].op == FetchOp::kRetval) {
+    code[0].op = FetchOp::kFloatRetval;
+  }
+}
+
 }  // namespace
 
 Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
@@ -198,6 +207,7 @@ Parsed<EventArg> parse_fetch_arg(std::string_view word, size_t column,
   std::vector<FetchInsn> code;
   auto parsed = parse_fetch_expr(suffix->expr, body_column, context, arg, code);
   if (!parsed) return unexpected(parsed.error());
+  use_float_return(arg, code);
   const size_t shift = deref_prefix_columns(suffix->expr);
   const StoreColumns at{suffix->column + shift, body_column + shift};
   if (auto stored = add_store(arg, code, at); !stored) return unexpected(stored.error());

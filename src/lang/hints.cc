@@ -63,11 +63,41 @@ std::string type_hint(std::string_view name) {
   return {};
 }
 
+// A probe written without its type: "compute%return" (perf probe's
+// spelling) or "malloc" alone.
+std::string probe_type_hint(std::string_view command) {
+  const size_t end = command.find_first_of(" \t");
+  const std::string_view point = command.substr(0, end);
+  // "x:GRP/EVENT": a type letter the kernel does not have, not a place.
+  if (point.empty() || (point.size() > 1 && point[1] == ':')) return {};
+  const std::string rest(end == std::string_view::npos ? "" : command.substr(end));
+  constexpr std::string_view kReturn = "%return";
+  if (point.size() > kReturn.size() && point.ends_with(kReturn)) {
+    const std::string_view function = point.substr(0, point.size() - kReturn.size());
+    return "a return probe: 'r " + std::string(function) + rest + "' (or 'p " + std::string(point) +
+           rest + "')";
+  }
+  if (std::isalpha(static_cast<unsigned char>(point[0])) != 0 || point[0] == '_') {
+    return "an entry probe: 'p " + std::string(point) + rest + "'";
+  }
+  return {};
+}
+
+// $arg0: the kernel counts a function's arguments from $arg1.
+std::string argument_number_hint(std::string_view command, size_t column) {
+  if (command.substr(column).starts_with("$arg0")) {
+    return "arguments count from $arg1, the first (as the kernel's)";
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string hint_for(ErrorCode code, std::string_view command, size_t column, arch::Isa isa) {
   if (code == ErrorCode::BAD_REG_NAME) return register_hint(word_at(command, column), isa);
   if (code == ErrorCode::BAD_TYPE) return type_hint(word_at(command, column));
+  if (code == ErrorCode::BAD_PROBE_TYPE && column == 0) return probe_type_hint(command);
+  if (code == ErrorCode::BAD_ARG_NUM) return argument_number_hint(command, column);
   return {};
 }
 

@@ -21,6 +21,8 @@ std::string_view fetch_op_name(FetchOp op) {
       return "comm";
     case FetchOp::kDuration:
       return "duration";
+    case FetchOp::kFloatRetval:
+      return "fretval";
     case FetchOp::kImm:
       return "imm";
     case FetchOp::kData:

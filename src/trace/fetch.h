@@ -48,7 +48,8 @@ enum class FetchOp : uint8_t {
   kEnd,
   // Sources added later, after kEnd so that the earlier operations keep
   // their numbers.
-  kDuration,  // return events: nanoseconds since the entry ($duration)
+  kDuration,     // return events: nanoseconds since the entry ($duration)
+  kFloatRetval,  // return events: the floating-point return register ($retval:f32/f64)
 };
 
 // One operation. Kept to 16 bytes so a whole argument's program fits a few

@@ -2,7 +2,8 @@
 //
 // Doubles and floats in memory for the f32/f64 fetch types
 // (tests/integration/float_types_test.cc): float_values(&d, &f) is called
-// once per pair below, in order.
+// once per pair below, in order, and returns their sum as a double;
+// float_half(f) returns half of each float as a float.
 #include <math.h>
 #include <stdio.h>
 
@@ -10,11 +11,14 @@ __attribute__((noinline, used)) double float_values(const double* d, const float
   return *d + (double)*f;
 }
 
+__attribute__((noinline, used)) float float_half(float f) { return f / 2; }
+
 int main(void) {
   const double doubles[] = {1.5, -0.1, 1e300, INFINITY, NAN};
   const float floats[] = {0.25f, 3.0f, -1e-30f, -INFINITY, 2.5f};
   double sum = 0;
   for (int i = 0; i < 5; ++i) sum += float_values(&doubles[i], &floats[i]);
+  for (int i = 0; i < 5; ++i) sum += float_half(floats[i]);
   printf("%d\n", sum != 0);
   return 0;
 }

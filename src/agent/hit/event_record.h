@@ -63,7 +63,7 @@ inline trace::MemoryReader memory_reader(bool faultless) noexcept;
   }
   const uint32_t kept = entry_args != nullptr ? core::kMaxEntryArgs : 0;
   const trace::FetchEnv env{regs,        arch::host_isa(),         entry_args, kept,
-                            thread.comm, memory_reader(faultless), duration};
+                            thread.comm, memory_reader(faultless), duration,   thread.float_retval};
   return trace::store_event_args(event.desc, env, record, event.max_record);
 }
 

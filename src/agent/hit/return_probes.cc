@@ -460,12 +460,16 @@ bool is_return_stub(uint64_t address) noexcept {
 extern "C" __attribute__((visibility("hidden"))) DPROBE_HIT_PATH uint64_t
 dprobe_return_hit(uint64_t index, dprobe::arch::SavedRegs* regs) {
   using namespace dprobe::agent;
+  AgentState& state = agent_state();
+  ThreadTrace& thread = current_thread();
+  // First: nothing before it may have touched the vector registers.
+  if (state.float_retval_read.load(std::memory_order_relaxed)) [[unlikely]] {
+    thread.float_retval = dprobe::arch::float_return_register();
+  }
   ReturnMachinery& m = *g_machinery;
   const auto id = static_cast<uint32_t>(index);
   ReturnInstance& instance = m.pool.at(id);
   const uint64_t return_address = instance.return_address;
-  AgentState& state = agent_state();
-  ThreadTrace& thread = current_thread();
   if (in_live_stack(id, thread, m)) {
     // Newer instances of this thread belong to frames left without a return.
     while (thread.return_top != id + 1) drop_top(thread, m, state);

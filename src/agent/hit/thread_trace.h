@@ -41,6 +41,7 @@ struct ThreadTrace {
   uint32_t alt_generation;    // of the signal stack below; 0: not known yet
   uint64_t alt_begin;         // the thread's signal stack, for return probes
   uint64_t alt_end;
+  uint64_t float_retval;  // the return being traced: its xmm0 / d0 (FetchEnv::float_retval)
   char comm[16];
   alignas(trace::RingWriter) unsigned char writer_storage[sizeof(trace::RingWriter)];
 

@@ -102,6 +102,7 @@ DPROBE_HIT_PATH int stage_of(FetchOp op) {
     case FetchOp::kRetval:
     case FetchOp::kComm:
     case FetchOp::kDuration:
+    case FetchOp::kFloatRetval:
     case FetchOp::kImm:
     case FetchOp::kData:
     case FetchOp::kSymbolAddr:
@@ -251,6 +252,9 @@ class ArgWriter {
         return true;
       case FetchOp::kDuration:
         value = env_.duration_ns;
+        return true;
+      case FetchOp::kFloatRetval:
+        value = env_.float_retval;
         return true;
       case FetchOp::kComm:
       case FetchOp::kData:

@@ -55,6 +55,9 @@ struct FetchEnv {
   const char* comm;  // the thread's name, 16 bytes, NUL-padded
   MemoryReader memory;
   uint64_t duration_ns;  // return events: nanoseconds since the entry ($duration)
+  // Return events: the low 64 bits of the floating-point return register
+  // (xmm0, d0), read as the return began, where some event asked for it.
+  uint64_t float_retval;
 };
 
 // The kernel's MAX_STRING_SIZE: longer strings are cut to this many bytes,

@@ -108,6 +108,15 @@ TEST(FetchProgram, ReturnValueOnlyOnReturnProbes) {
   EXPECT_EQ(program("$arg2", "libc.so.6:open", 'r'), "arg(1,0,0) st_raw(0,0,8) end");
 }
 
+// A float or a double comes back in the vector register (xmm0, v0).
+TEST(FetchProgram, FloatReturnValuesFromTheVectorRegister) {
+  EXPECT_EQ(program("$retval:f64", "libm.so.6:sqrt", 'r'), "fretval(0,0,0) st_raw(0,0,8) end");
+  EXPECT_EQ(program("$retval:f32", "libm.so.6:sqrtf", 'r'), "fretval(0,0,0) st_raw(0,0,4) end");
+  EXPECT_EQ(program("$retval:s32", "libc.so.6:open", 'r'), "retval(0,0,0) st_raw(0,0,4) end");
+  EXPECT_EQ(program("+0($retval):f64", "libc.so.6:f", 'r'), "retval(0,0,0) st_mem(0,0,8) end")
+      << "a double the integer result points at";
+}
+
 TEST(FetchProgram, ArgumentsOnAddressesAreTheUsersCall) {
   // Whether an address is a function entry is not known when parsing.
   EXPECT_EQ(program("$arg1", "0x401000"), "arg(0,0,0) st_raw(0,0,8) end");

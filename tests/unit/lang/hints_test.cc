@@ -1,7 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The kernel's error, then what a user of another tool meant
-// (lang/hints.h): a register by its full x86_64 name, a type by its C name.
+// (lang/hints.h): a register by its full x86_64 name, a type by its C name,
+// a probe without its type, $arg0.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -32,6 +33,18 @@ TEST(Hints, TypesByTheirCNames) {
   EXPECT_EQ(hint("p:g/e f a=+0(%di):str"), "did you mean :string?");
   EXPECT_EQ(hint("p:g/e f a=%di:ptr"), "did you mean :x64?");
   EXPECT_EQ(hint("p:g/e f a=%di:quux"), "");
+}
+
+TEST(Hints, AProbeWithoutItsType) {
+  EXPECT_EQ(hint("compute%return"), "a return probe: 'r compute' (or 'p compute%return')");
+  EXPECT_EQ(hint("app:compute%return rv=$retval"),
+            "a return probe: 'r app:compute rv=$retval' (or 'p app:compute%return rv=$retval')");
+  EXPECT_EQ(hint("malloc size=%di"), "an entry probe: 'p malloc size=%di'");
+  EXPECT_EQ(hint("x:g/e f"), "") << "a letter that is no type, with an event: no guess";
+}
+
+TEST(Hints, ArgumentsCountFromOne) {
+  EXPECT_EQ(hint("p:g/e f a=$arg0"), "arguments count from $arg1, the first (as the kernel's)");
 }
 
 TEST(Hints, TheKernelsErrorStaysAsItIs) {

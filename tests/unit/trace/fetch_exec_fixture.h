@@ -136,7 +136,8 @@ class FetchExecTest : public ::testing::Test {
                        static_cast<uint32_t>(entry_args_.size()),
                        comm_,
                        memory_.reader(),
-                       duration_ns_};
+                       duration_ns_,
+                       float_retval_};
     hit.size = store_event_args(hit.event, env, buffer.data(), capacity);
     for (uint32_t i = capacity; i < buffer.size(); ++i) {
       EXPECT_EQ(buffer[i], kPoison) << "written past the capacity at " << i;
@@ -166,6 +167,7 @@ class FetchExecTest : public ::testing::Test {
   std::vector<uint64_t> entry_args_;
   char comm_[16] = "worker";
   uint64_t duration_ns_ = 0;
+  uint64_t float_retval_ = 0;
 };
 
 }  // namespace dprobe::trace::test_support

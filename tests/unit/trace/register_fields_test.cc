@@ -49,8 +49,10 @@ TEST_P(RegisterFieldsTest, WritesWhatTheInterpreterWrites) {
   std::vector<std::byte> interpreted(event.fixed_size, std::byte{0x5a});
   std::vector<std::byte> planned(event.fixed_size, std::byte{0x5a});
   const char comm[16] = "worker";
-  const FetchEnv env{
-      regs.data(), GetParam().isa, nullptr, 0, comm, {never_read, never_read_string, nullptr}, 0};
+  const FetchEnv env{regs.data(), GetParam().isa,
+                     nullptr,     0,
+                     comm,        {never_read, never_read_string, nullptr},
+                     0,           0};
   const uint32_t size = store_event_args(event, env, interpreted.data(), event.fixed_size);
   EXPECT_EQ(store_register_fields(plan, event, regs.data(), planned.data()), size);
   EXPECT_EQ(planned, interpreted);
@@ -82,6 +84,7 @@ TEST(RegisterFields, AReturnEventTakesItsArgumentsFromTheEntry) {
                      6,
                      comm,
                      {never_read, never_read_string, nullptr},
+                     0,
                      0};
   const uint32_t size = store_event_args(event, env, interpreted.data(), event.fixed_size);
   EXPECT_EQ(store_register_fields(plan, event, regs.data(), planned.data(), entry.data()), size);
