@@ -68,8 +68,9 @@ std::string type_hint(std::string_view name) {
 std::string probe_type_hint(std::string_view command) {
   const size_t end = command.find_first_of(" \t");
   const std::string_view point = command.substr(0, end);
-  // "x:GRP/EVENT": a type letter the kernel does not have, not a place.
-  if (point.empty() || (point.size() > 1 && point[1] == ':')) return {};
+  // "x st_step", "x:GRP/EVENT": a type letter the kernel does not have,
+  // not a place.
+  if (point.size() <= 1 || point[1] == ':') return {};
   const std::string rest(end == std::string_view::npos ? "" : command.substr(end));
   constexpr std::string_view kReturn = "%return";
   if (point.size() > kReturn.size() && point.ends_with(kReturn)) {

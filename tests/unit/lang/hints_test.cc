@@ -41,6 +41,7 @@ TEST(Hints, AProbeWithoutItsType) {
             "a return probe: 'r app:compute rv=$retval' (or 'p app:compute%return rv=$retval')");
   EXPECT_EQ(hint("malloc size=%di"), "an entry probe: 'p malloc size=%di'");
   EXPECT_EQ(hint("x:g/e f"), "") << "a letter that is no type, with an event: no guess";
+  EXPECT_EQ(hint("x st_step"), "") << "a letter that is no type, then the place: no guess";
 }
 
 TEST(Hints, ArgumentsCountFromOne) {
