@@ -65,9 +65,6 @@ struct AgentState {
   // Some event reads a register an optimized probe's trampoline leaves for
   // the hit to fill (arch::fill_fixed_slots): set once, never cleared.
   std::atomic<bool> fixed_slots_read{false};
-  // Some return event reads $retval:f32/f64: return hits read the floating-
-  // point return register (arch::float_return_register) first.
-  std::atomic<bool> float_retval_read{false};
   // `run`'s first process (protocol::Probes::hold_exit): its pid, whose
   // exit waits for the CLI to write the trace out (exit_hold.h); 0 if none.
   std::atomic<uint32_t> exit_waits_pid{0};

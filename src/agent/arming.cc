@@ -8,6 +8,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/hit/hit_analysis.h"
+#include "agent/hit/return_probes.h"
 #include "agent/ifunc.h"
 #include "agent/semaphores.h"
 #include "agent/syscall_dispatch.h"
@@ -75,7 +76,7 @@ const AgentEvent* keep_event(const trace::ProbeSpec& spec, AgentState& state) {
   if (!entry_time_fits) event.entry_time_offset = 0;
   if (event.analysis) event.analysis = trace::plan_analysis(*event.analysis);
   if (reads_fixed_slots(event)) state.fixed_slots_read.store(true, std::memory_order_relaxed);
-  if (reads_float_return(event)) state.float_retval_read.store(true, std::memory_order_relaxed);
+  if (reads_float_return(event)) want_float_return();
   state.events.add(std::make_unique<AgentEvent>(AgentEvent{
       event, max_record_size(event), spec.point.maxactive, event.is_return ? highest_arg(event) : 0,
       trace::plan_register_fields(event, arch::host_isa(),

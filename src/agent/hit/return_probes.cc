@@ -17,6 +17,12 @@
 #include "trace/hit/fetch_exec.h"
 #include "trace/record.h"
 
+// Read by dprobe_return_common (return_trampoline_x86_64.S): whether to
+// pass xmm0 to dprobe_return_hit.
+extern "C" {
+__attribute__((visibility("hidden"))) uint8_t dprobe_read_float_return = 0;
+}
+
 namespace dprobe::agent {
 namespace {
 
@@ -453,19 +459,24 @@ bool is_return_stub(uint64_t address) noexcept {
   return g_machinery != nullptr && g_machinery->stubs->contains(address);
 }
 
+void want_float_return() noexcept {
+  __atomic_store_n(&dprobe_read_float_return, 1, __ATOMIC_RELAXED);
+}
+
 }  // namespace dprobe::agent
 
 // Called by dprobe_return_common (each ISA's return_trampoline_*.S) with the stub's index
 // and the frame it saved the general registers in; answers the real return address.
+// `float_return`: the low 64 bits of the floating-point return register
+// (xmm0, d0), which the hit path never touches; on x86_64 read only while
+// dprobe_read_float_return is set (a legacy SSE move can cost a state
+// transition), 0 otherwise.
 extern "C" __attribute__((visibility("hidden"))) DPROBE_HIT_PATH uint64_t
-dprobe_return_hit(uint64_t index, dprobe::arch::SavedRegs* regs) {
+dprobe_return_hit(uint64_t index, dprobe::arch::SavedRegs* regs, uint64_t float_return) {
   using namespace dprobe::agent;
   AgentState& state = agent_state();
   ThreadTrace& thread = current_thread();
-  // First: nothing before it may have touched the vector registers.
-  if (state.float_retval_read.load(std::memory_order_relaxed)) [[unlikely]] {
-    thread.float_retval = dprobe::arch::float_return_register();
-  }
+  thread.float_retval = float_return;
   ReturnMachinery& m = *g_machinery;
   const auto id = static_cast<uint32_t>(index);
   ReturnInstance& instance = m.pool.at(id);

@@ -54,6 +54,10 @@ void return_probes_after_fork() noexcept;
 // Whether `address` is one of the return stubs (for backtrace(3)).
 bool is_return_stub(uint64_t address) noexcept;
 
+// Some return event reads $retval:f32/f64: return hits pass the floating-
+// point return register from now on (dprobe_return_common). Never unset.
+void want_float_return() noexcept;
+
 }  // namespace dprobe::agent
 
 #endif  // DPROBE_AGENT_RETURN_PROBES_H_

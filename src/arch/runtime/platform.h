@@ -39,16 +39,6 @@ inline const char* thread_pointer() noexcept {
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
-// The low 64 bits of xmm0, where the psABI returns a float or a double.
-// The hit path is built without SSE and never touches it, so at a return
-// hit it still holds the function's value; read only where an event asks
-// (a legacy SSE move may cost a state transition).
-inline uint64_t float_return_register() noexcept {
-  uint64_t bits;
-  asm volatile("movq %%xmm0, %0" : "=r"(bits));
-  return bits;
-}
-
 // The kernel's MINSIGSTKSZ: the smallest signal stack sigaltstack takes
 // (the C library's macro may be a sysconf call, which no handler makes).
 inline constexpr uint64_t kMinSignalStackBytes = 2048;
@@ -87,14 +77,6 @@ inline const char* thread_pointer() noexcept {
 }
 
 inline void cpu_relax() noexcept { asm volatile("yield"); }
-
-// The low 64 bits of v0 (d0), where AAPCS64 returns a float or a double;
-// the hit path never touches the vector registers (-mgeneral-regs-only).
-inline uint64_t float_return_register() noexcept {
-  uint64_t bits;
-  asm volatile("fmov %0, d0" : "=r"(bits));
-  return bits;
-}
 
 // The kernel's MINSIGSTKSZ: the smallest signal stack sigaltstack takes.
 inline constexpr uint64_t kMinSignalStackBytes = 5120;

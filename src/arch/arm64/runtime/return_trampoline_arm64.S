@@ -4,7 +4,7 @@
  * arm64. The function's `ret` went to one of the agent's return stubs,
  * which put its index in x16 and jumped here. This code saves x0..x30 and
  * the vector registers that carry return values (q0..q7), calls
- * dprobe_return_hit(index, frame) (agent/return_probes.cc), which runs the
+ * dprobe_return_hit(index, frame, d0 or xmm0) (agent/return_probes.cc), which runs the
  * return handlers and answers the real return address, restores
  * everything and branches there with x30 set to it, as the function's own
  * `ret` would have left the registers. */
@@ -44,6 +44,7 @@ dprobe_return_common:
   stp q6, q7, [sp, #368]
   mov x0, x16
   mov x1, sp
+  ldr x2, [sp, #272]        /* d0, as saved with q0: $retval:f32/f64 */
   bl dprobe_return_hit
   mov x17, x0
   ldp q0, q1, [sp, #272]

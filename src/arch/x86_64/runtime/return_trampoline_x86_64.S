@@ -6,14 +6,15 @@
  * agent's return stubs. The function's `ret` jumps to that stub, which
  * pushes its own index -- into the very slot the return address was popped
  * from -- and jumps here. This code saves the registers, calls
- * dprobe_return_hit(index, frame) (agent/return_probes.cc), which runs the
+ * dprobe_return_hit(index, frame, d0 or xmm0) (agent/return_probes.cc), which runs the
  * return handlers and answers the real return address; that goes back into
  * the slot, the registers come back, and a jump through the slot goes on
  * to the caller with the stack exactly as the function's own `ret` left it.
  *
  * The integer return value (rax, rdx) is kept with the other general
- * registers. The SSE one (xmm0, xmm1) and x87's st0 are kept by the
- * handler itself: the hit path is built without SSE (-mno-sse) and uses no
+ * registers; xmm0's low half is passed to the handler for $retval:f32/f64
+ * (only read here, never written). The SSE one (xmm0, xmm1) and x87's st0
+ * are kept by the handler itself: the hit path is built without SSE (-mno-sse) and uses no
  * floating point, as for an optimized entry, whose trampoline saves no
  * vector register either (tests/integration/hit_path_test.cc checks both). */
 
@@ -51,6 +52,11 @@ dprobe_return_common:
   and $-16, %rsp
   mov 200(%rbx), %rdi       /* the stub's index, in the return slot past the frame */
   mov %rbx, %rsi
+  xor %edx, %edx            /* xmm0's low half, for $retval:f64, only when asked: */
+  cmpb $0, dprobe_read_float_return(%rip)
+  je 1f                     /* a legacy SSE move may cost an AVX state transition */
+  movq %xmm0, %rdx
+1:
   call dprobe_return_hit
   mov %rax, 200(%rbx)       /* the return slot gets the real address back */
   mov %rbx, %rsp
