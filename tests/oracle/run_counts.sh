@@ -131,8 +131,8 @@ done
 # then makes its calls. The kernel counts from its events' enabling while
 # the program waits; dprobe from its attach (--probes says when it is
 # armed).
-wait_for_line() {  # FILE PATTERN
-  for _ in $(seq 1 500); do
+wait_for_line() {  # FILE PATTERN [SECONDS]
+  for _ in $(seq 1 $((${3:-10} * 50))); do
     grep -q -- "$2" "$1" 2>/dev/null && return 0
     sleep 0.02
   done
@@ -163,7 +163,14 @@ attach_profile() {  # DIR OPTIONS...
   wait_for_line "$dir/out" ready || return 1
   "$dprobe" attach -p "$pid" --profile --probes -o /dev/null "$@" 2> "$dir/err" &
   attach=$!
-  wait_for_line "$dir/err" 'OPTIMIZED\]\|BREAKPOINT' || return 1
+  # As long as attach itself waits for its session to start (a machine
+  # busy with the rest of the suite arms slowly).
+  if ! wait_for_line "$dir/err" 'OPTIMIZED\]\|BREAKPOINT' 60; then
+    echo "attach $* did not arm within 60 s:" >&2
+    cat "$dir/err" >&2
+    kill "$attach" "$pid" 2> /dev/null
+    return 1
+  fi
   touch "$dir/go"
   wait $pid
   wait $attach
