@@ -31,6 +31,10 @@ PACKAGES=(
   systemtap-sdt-dev
   # a Rust program, its names in both manglings (tests/programs/rust_calls.rs)
   rustc
+  # a real container runtime: attach into a podman container
+  # (tests/integration/attach_container_test.cc); runc where crun cannot
+  # run on the machine's cgroups
+  podman runc
   # gdb: the oracle of user stack traces (tests/integration/analysis_stack_test.cc)
   gdb
   # JIT code in stack traces (tests/integration/jit_frames_test.cc)

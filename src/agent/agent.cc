@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "agent/agent_state.h"
@@ -95,6 +96,22 @@ int connect_to(const char* path, int32_t& peer_pid) {
   return fd;
 }
 
+// The channel `dprobe attach` made in the process itself (a socket pair,
+// for a process whose root is not dprobe's: cli/process/remote_files.h),
+// and the pid of that dprobe; taken by the next session instead of a
+// connection by path.
+struct AdoptedControl {
+  int fd = -1;
+  int32_t tracer = 0;
+};
+constinit AdoptedControl g_adopted;
+
+int control_connection(const char* path, int32_t& peer_pid) {
+  if (g_adopted.fd < 0) return connect_to(path, peer_pid);
+  peer_pid = g_adopted.tracer;
+  return std::exchange(g_adopted.fd, -1);
+}
+
 // One tracing session: from the CLI's hello to Go. A process can have
 // several, one after another (attach, detach, attach again): what stays
 // between them (the registry, signal handlers, return stubs) is set up once.
@@ -107,7 +124,7 @@ class Agent {
     socket_ = std::make_unique<arch::AgentDescriptor>();
     // High and registered: the program's close/dup2 of every number leave it be.
     int32_t tracer = 0;
-    if (!socket_->adopt(connect_to(control_path, tracer))) return false;
+    if (!socket_->adopt(control_connection(control_path, tracer))) return false;
     if (borrowed) return start_borrowed(tracer);
     if (!handshake()) {
       abandon();
@@ -423,6 +440,15 @@ constinit detail::StateStorage detail::g_state;
 extern "C" __attribute__((visibility("default"))) int dprobe_agent_close(void* library) {
   const dprobe::agent::AgentWork work;
   return ::dlclose(library);
+}
+
+// `dprobe attach` into a process whose root is not its own hands the
+// agent the process's end of a socket pair through this, before the hook
+// starts the session on it; `tracer` is that dprobe's pid.
+extern "C" __attribute__((visibility("default"))) int dprobe_agent_adopt_control(int fd,
+                                                                                 int tracer) {
+  dprobe::agent::g_adopted = {fd, tracer};
+  return 0;
 }
 
 extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const char* control,

@@ -12,6 +12,7 @@
 
 #include "arch/host.h"
 #include "symbols/elf_file.h"
+#include "symbols/rooted_path.h"
 
 namespace dprobe::symbols {
 namespace {
@@ -27,12 +28,6 @@ Unexpected<LookupError> error(Kind kind, std::string detail) {
 std::string_view basename_of(std::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string canonical_or_same(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path canonical = std::filesystem::canonical(path, ec);
-  return ec ? path : canonical.string();
 }
 
 // Whether `name` is `stem` with a shared object's suffix: "libc.so.6",
@@ -59,7 +54,8 @@ bool answers_to(const Loaded& object, std::string_view name) {
 // only as far as a lookup needs.
 class LoadOrder {
  public:
-  explicit LoadOrder(const SearchPaths& paths) : paths_(paths) {}
+  // `root`: the process's root the files are found in (empty: ours).
+  LoadOrder(const SearchPaths& paths, const std::string& root) : paths_(paths), root_(root) {}
 
   Result<void, LookupError> add_executable(const std::string& path);
   const Loaded* find(std::string_view object);
@@ -80,6 +76,7 @@ class LoadOrder {
   const Loaded* same_file(const std::string& canonical) const;
 
   const SearchPaths& paths_;
+  const std::string& root_;
   std::vector<Loaded> loaded_;
   uint16_t machine_ = kHostMachine;
   bool is_64bit_ = true;
@@ -87,7 +84,7 @@ class LoadOrder {
 
 Result<void, LookupError> LoadOrder::add_executable(const std::string& path) {
   // ld.so takes $ORIGIN of the executable from /proc/self/exe: symlinks resolved.
-  const std::string canonical = canonical_or_same(path);
+  const std::string canonical = canonical_under(root_, path);
   auto exe = ElfFile::open(canonical);
   if (!exe) return unexpected(std::move(exe.error()));
   machine_ = exe->machine();
@@ -95,7 +92,8 @@ Result<void, LookupError> LoadOrder::add_executable(const std::string& path) {
   const std::string interpreter = exe->interpreter();
   loaded_.push_back({std::move(*exe), "", path, canonical, -1});
   if (!interpreter.empty()) {
-    if (auto rtld = try_file(interpreter, "", -1)) loaded_.push_back(std::move(*rtld));
+    if (auto rtld = try_file(under_root(root_, interpreter), "", -1))
+      loaded_.push_back(std::move(*rtld));
   }
   return {};
 }
@@ -135,9 +133,9 @@ std::vector<std::string> LoadOrder::with_stem(std::string_view stem) {
 }
 
 std::optional<Loaded> LoadOrder::search(const std::string& name, int loader) const {
-  if (name.find('/') != std::string::npos) return try_file(name, name, loader);
+  if (name.find('/') != std::string::npos) return try_file(under_root(root_, name), name, loader);
   for (const std::string& dir : directories_for(loader)) {
-    if (auto found = try_file(dir + "/" + name, name, loader)) return found;
+    if (auto found = try_file(under_root(root_, dir) + "/" + name, name, loader)) return found;
   }
   return std::nullopt;
 }
@@ -166,7 +164,7 @@ std::optional<Loaded> LoadOrder::try_file(std::string path, const std::string& n
                                           int loader) const {
   auto elf = ElfFile::open(path);
   if (!elf || elf->machine() != machine_ || elf->is_64bit() != is_64bit_) return std::nullopt;
-  std::string canonical = canonical_or_same(path);
+  std::string canonical = canonical_under(root_, path);
   return Loaded{std::move(*elf), name, std::move(path), std::move(canonical), loader};
 }
 
@@ -184,8 +182,13 @@ const Loaded* LoadOrder::same_file(const std::string& canonical) const {
   return nullptr;
 }
 
-Result<std::string, LookupError> resolve_path(std::string_view object) {
+// A path names the file in the process's root first, then in ours (the
+// host's path to the same file).
+Result<std::string, LookupError> resolve_path(const std::string& root, std::string_view object) {
   std::string path(object);
+  if (struct stat st{}; !root.empty() && ::stat(under_root(root, path).c_str(), &st) == 0) {
+    path = under_root(root, path);
+  }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return error(Kind::kFileNotFound, path);
   if (!S_ISREG(st.st_mode)) return error(Kind::kNotRegularFile, path);
@@ -194,14 +197,15 @@ Result<std::string, LookupError> resolve_path(std::string_view object) {
 
 // The files of the search path named `stem` with a version ("libc" ->
 // .../libc.so.6), one per soname, of this host's ISA and class.
-std::vector<std::string> versioned_in(const SearchPaths& paths, std::string_view stem) {
+std::vector<std::string> versioned_in(const SearchPaths& paths, const std::string& root,
+                                      std::string_view stem) {
   std::vector<std::string> found;
   std::vector<std::string> sonames;
   std::vector<std::string> dirs = paths.library_path;
   dirs.insert(dirs.end(), paths.system_dirs.begin(), paths.system_dirs.end());
   for (const std::string& dir : dirs) {
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(under_root(root, dir), ec)) {
       const std::string file = entry.path().filename().string();
       if (!versioned_name_of(file, stem) || file.size() == stem.size() + 3) continue;
       auto elf = ElfFile::open(entry.path().string());
@@ -218,15 +222,17 @@ std::vector<std::string> versioned_in(const SearchPaths& paths, std::string_view
 }  // namespace
 
 ObjectResolver::ObjectResolver(std::string executable)
-    : ObjectResolver(std::move(executable), SearchPaths::from_host()) {}
+    : ObjectResolver(executable, root_of(executable).empty()
+                                     ? SearchPaths::from_host()
+                                     : SearchPaths::from_root(root_of(executable))) {}
 
 ObjectResolver::ObjectResolver(std::string executable, SearchPaths paths)
-    : executable_(std::move(executable)), paths_(std::move(paths)) {}
+    : executable_(std::move(executable)), root_(root_of(executable_)), paths_(std::move(paths)) {}
 
 std::vector<std::pair<std::string, std::string>> ObjectResolver::libraries() const {
   std::vector<std::pair<std::string, std::string>> libraries;
   if (executable_.empty()) return libraries;
-  LoadOrder order(paths_);
+  LoadOrder order(paths_, root_);
   if (!order.add_executable(executable_)) return libraries;
   const std::vector<Loaded>& all = order.all();
   for (size_t i = 1; i < all.size(); ++i) {
@@ -239,9 +245,9 @@ std::vector<std::pair<std::string, std::string>> ObjectResolver::libraries() con
 
 Result<std::string, LookupError> ObjectResolver::resolve(std::string_view object) const {
   if (object.empty()) return error(Kind::kObjectNotFound, "empty object name");
-  if (object.find('/') != std::string_view::npos) return resolve_path(object);
+  if (object.find('/') != std::string_view::npos) return resolve_path(root_, object);
   const std::string name(object);
-  LoadOrder order(paths_);
+  LoadOrder order(paths_, root_);
   int executable_index = -1;
   if (!executable_.empty()) {
     if (auto ok = order.add_executable(executable_); !ok) return unexpected(std::move(ok.error()));
@@ -254,7 +260,7 @@ Result<std::string, LookupError> ObjectResolver::resolve(std::string_view object
   // the search path's only versioned file of it.
   if (name.find(".so") == std::string::npos) {
     const std::vector<std::string> matches =
-        executable_.empty() ? versioned_in(paths_, name) : order.with_stem(name);
+        executable_.empty() ? versioned_in(paths_, root_, name) : order.with_stem(name);
     if (matches.size() == 1) return matches.front();
   }
   const std::string where =

@@ -24,6 +24,8 @@ namespace dprobe::symbols {
 class ObjectResolver {
  public:
   // `executable` may be empty: then only the search directories are used.
+  // An executable under a process's root (/proc/PID/root/...) has its
+  // objects found in that root, as its loader found them.
   explicit ObjectResolver(std::string executable);
   ObjectResolver(std::string executable, SearchPaths paths);
 
@@ -43,6 +45,7 @@ class ObjectResolver {
 
  private:
   std::string executable_;
+  std::string root_;  // the process's root the executable is named in (rooted_path.h)
   SearchPaths paths_;
 };
 

@@ -11,6 +11,7 @@
 
 #include "arch/host.h"
 #include "base/strings.h"
+#include "symbols/rooted_path.h"
 
 namespace dprobe::symbols {
 namespace {
@@ -34,23 +35,30 @@ std::string strip_trailing_slashes(std::string_view dir) {
   return std::string(dir);
 }
 
-void read_conf(const std::filesystem::path& path, int depth, std::vector<std::string>& dirs);
+// `root`: the file system the configuration belongs to (empty: ours); an
+// absolute include is looked up in it.
+void read_conf(const std::string& root, const std::filesystem::path& path, int depth,
+               std::vector<std::string>& dirs);
 
-void include_pattern(const std::filesystem::path& conf, std::string_view pattern, int depth,
-                     std::vector<std::string>& dirs) {
+void include_pattern(const std::string& root, const std::filesystem::path& conf,
+                     std::string_view pattern, int depth, std::vector<std::string>& dirs) {
   std::filesystem::path full(pattern);
-  if (full.is_relative()) full = conf.parent_path() / full;
-  for (const std::string& file : expand_glob(full.string())) read_conf(file, depth + 1, dirs);
+  full = full.is_relative() ? conf.parent_path() / full
+                            : std::filesystem::path(under_root(root, full.string()));
+  for (const std::string& file : expand_glob(full.string())) {
+    read_conf(root, file, depth + 1, dirs);
+  }
 }
 
-void read_conf(const std::filesystem::path& path, int depth, std::vector<std::string>& dirs) {
+void read_conf(const std::string& root, const std::filesystem::path& path, int depth,
+               std::vector<std::string>& dirs) {
   if (depth > kMaxIncludeDepth) return;
   std::ifstream in(path);
   for (std::string raw; std::getline(in, raw);) {
     const std::string_view line = trim(std::string_view(raw).substr(0, raw.find('#')));
     if (line.empty()) continue;
     if (line.starts_with("include") && line.size() > 7 && (line[7] == ' ' || line[7] == '\t')) {
-      include_pattern(path, trim(line.substr(7)), depth, dirs);
+      include_pattern(root, path, trim(line.substr(7)), depth, dirs);
     } else if (!line.starts_with("hwcap")) {
       dirs.push_back(strip_trailing_slashes(line));
     }
@@ -87,7 +95,7 @@ std::vector<std::string> parse_library_path(std::string_view value) {
 
 std::vector<std::string> read_ld_so_conf(const std::string& path) {
   std::vector<std::string> dirs;
-  read_conf(path, 0, dirs);
+  read_conf({}, path, 0, dirs);
   return dirs;
 }
 
@@ -96,6 +104,15 @@ SearchPaths SearchPaths::from_host() {
   const char* env = std::getenv("LD_LIBRARY_PATH");
   paths.library_path = parse_library_path(env != nullptr ? env : "");
   append_unique(paths.system_dirs, read_ld_so_conf("/etc/ld.so.conf"));
+  append_unique(paths.system_dirs, default_library_dirs());
+  return paths;
+}
+
+SearchPaths SearchPaths::from_root(const std::string& root) {
+  SearchPaths paths;
+  std::vector<std::string> configured;
+  read_conf(root, under_root(root, "/etc/ld.so.conf"), 0, configured);
+  append_unique(paths.system_dirs, configured);
   append_unique(paths.system_dirs, default_library_dirs());
   return paths;
 }

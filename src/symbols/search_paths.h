@@ -21,6 +21,10 @@ struct SearchPaths {
 
   // LD_LIBRARY_PATH of this process, /etc/ld.so.conf and default_library_dirs().
   static SearchPaths from_host();
+  // A process's root (symbols/rooted_path.h): its ld.so.conf and the
+  // default directories, as it names them (not below `root`). The
+  // process's LD_LIBRARY_PATH is not known here.
+  static SearchPaths from_root(const std::string& root);
 };
 
 // "x86_64-linux-gnu" or "aarch64-linux-gnu": the Debian multiarch tuple of

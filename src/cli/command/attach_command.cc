@@ -21,6 +21,7 @@
 
 #include "arch/probe_insn.h"
 #include "cli/output/progress.h"
+#include "cli/process/agent_delivery.h"
 #include "cli/process/control_server.h"
 #include "cli/process/launcher.h"
 #include "cli/process/load_point.h"
@@ -37,7 +38,6 @@ namespace dprobe::cli {
 namespace {
 
 constexpr int kExitFailure = 1;
-constexpr auto kCallTimeout = std::chrono::seconds(10);
 // The hook's dlopen runs the agent's whole start, arming included (every
 // function of libc, entry and return, on a loaded machine: well over
 // 10 s); the session's own replies wait as long.
@@ -125,8 +125,11 @@ Result<void> check_not_ptraced(pid_t pid) {
   return {};
 }
 
+// By path, or a copy loaded from a memfd ("/memfd:libdprobe_agent.so (deleted)").
 bool is_agent(const std::string& path) {
-  return path.substr(path.rfind('/') + 1).rfind("libdprobe_agent", 0) == 0;
+  std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+  if (name.starts_with("memfd:")) name.remove_prefix(6);
+  return name.starts_with("libdprobe_agent");
 }
 
 // A dprobe session already on in the process (dprobe run, or another
@@ -151,48 +154,25 @@ int ptrace_scope() {
   return file >> scope ? scope : 0;
 }
 
-// Has the process call dlopen(path, flags); the other threads run meanwhile.
-Result<uint64_t> load(TracedProcess& process, uint64_t dlopen_address, const std::string& path,
-                      int flags, std::chrono::milliseconds timeout = kCallTimeout,
-                      const std::function<void()>& between = {}) {
-  auto pushed = process.push_string(path);
-  if (!pushed) return unexpected(pushed.error());
-  auto handle =
-      process.call(dlopen_address, {*pushed, static_cast<uint64_t>(flags)}, timeout, between);
-  if (!handle) return handle;
-  if (*handle == 0) return fail("the process could not load " + path);
-  return handle;
-}
-
 // Loads the agent into the process (stopped at a load point) and starts
-// its session: the process dlopens the agent, then a fresh copy of the
+// its session: the process loads the agent, then a fresh copy of the
 // attach hook, whose constructor runs the session inside the loader's lock
 // (attach_hook.c). The other threads run on meanwhile: one of them may hold
 // a lock the loader or the agent needs. The session's side runs on
 // another thread here, since the agent's start-up talks to it.
-// The hook is unloaded once the session is on: through the agent, which
-// marks the loader's work (its frees) as its own, so that no probe counts
-// it; through dlclose where the agent is of an older build.
-void close_hook(TracedProcess& process, uint64_t hook, uint64_t dlclose_address) {
-  uint64_t closer = dlclose_address;
-  if (const auto agent = find_mapped_file(process.pid(), is_agent)) {
-    if (auto own = function_in(*agent, "dprobe_agent_close")) closer = *own;
-  }
-  (void)process.call(closer, {hook}, kCallTimeout);
-}
-
 Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& server,
                                         const lang::DefinitionSet& set,
                                         const std::string& executable,
                                         const SessionOptions& options, bool follow,
                                         std::ostream& errors) {
   const pid_t pid = process.pid();
-  const auto libc = find_mapped_file(pid, is_libc);
-  if (!libc) return fail("the process has no C library mapped: cannot load the agent into it");
-  auto dlopen_address = function_in(*libc, "dlopen");
-  if (!dlopen_address) return unexpected(dlopen_address.error());
-  auto dlclose_address = function_in(*libc, "dlclose");
-  if (!dlclose_address) return unexpected(dlclose_address.error());
+  auto delivery = AgentDelivery::prepare(process, server);
+  if (!delivery) return unexpected(delivery.error());
+  if (follow && delivery->by_descriptor()) {
+    return fail(
+        "--follow is not supported for a process whose root is not dprobe's (a "
+        "container): its children could not reach dprobe; attach without it");
+  }
   // Where the main thread goes back to after the calls: no jump may cover
   // it until it has gone on.
   SessionOptions session_options = options;
@@ -203,13 +183,7 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     session_options.caller_places.push_back(stop->pc - arch::kSyscallInsnBytes);
   }
   process.release_other_threads();
-  // RTLD_GLOBAL: the hook finds the agent's entry with dlsym(RTLD_DEFAULT).
-  auto agent = load(process, *dlopen_address, agent_library_path(), RTLD_NOW | RTLD_GLOBAL);
-  if (!agent) return unexpected(agent.error());
-  // A new file in our private directory, never written through a symlink.
-  const std::string hook_name = follow ? "attach-follow.so" : "attach.so";
-  auto hook = server.install_copy(attach_hook_path(), hook_name);
-  if (!hook) return unexpected(hook.error());
+  if (auto agent = delivery->load_agent(); !agent) return unexpected(agent.error());
 
   // While the agent arms, the program's threads are held (thread_hold.h).
   ThreadHold hold(process);
@@ -233,12 +207,11 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     }
     session = std::move(owned);
   });
-  auto hooked =
-      load(process, *dlopen_address, *hook, RTLD_NOW, kSessionStartTimeout, [&] { hold.serve(); });
+  auto hooked = delivery->load_hook(follow, kSessionStartTimeout, [&] { hold.serve(); });
   hold.end();
   serving.join();
-  server.remove_file(hook_name);
-  if (hooked) close_hook(process, *hooked, *dlclose_address);
+  delivery->hook_done();
+  if (hooked) delivery->close_hook(*hooked);
   if (!hooked) return unexpected(hooked.error());
   if (!session) {
     return fail(status == kExitBadDefinition ? "" : "the agent did not start in the process");

@@ -82,13 +82,16 @@ ControlServer::ControlServer(ControlServer&& other) noexcept
     : dir_(std::move(other.dir_)),
       socket_path_(std::move(other.socket_path_)),
       dir_fd_(other.dir_fd_),
-      listener_(other.listener_) {
+      listener_(other.listener_),
+      made_(other.made_) {
+  other.made_.socket = -1;
   other.listener_ = -1;
   other.dir_fd_ = -1;
   other.dir_.clear();
 }
 
 ControlServer::~ControlServer() {
+  if (made_.socket >= 0) ::close(made_.socket);
   if (listener_ >= 0) ::close(listener_);
   if (dir_fd_ >= 0) {
     ::unlinkat(dir_fd_, kSocketName, 0);
@@ -166,7 +169,13 @@ void ControlServer::stop_accepting() {
   if (listener_ >= 0) ::shutdown(listener_, SHUT_RDWR);
 }
 
+void ControlServer::expect(pid_t pid, int socket) {
+  if (made_.socket >= 0) ::close(made_.socket);
+  made_ = {socket, pid};
+}
+
 Result<int> ControlServer::accept_from(pid_t pid, std::chrono::milliseconds timeout) {
+  if (made_.socket >= 0 && made_.pid == pid) return std::exchange(made_.socket, -1);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     pollfd pfd{listener_, POLLIN, 0};

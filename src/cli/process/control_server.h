@@ -45,6 +45,10 @@ class ControlServer {
   // The connection of process `pid` (checked by its credentials), or an
   // error if it exits or stays silent past the timeout.
   Result<int> accept_from(pid_t pid, std::chrono::milliseconds timeout);
+  // A connection to `pid` made another way (a socket pair, where the
+  // process cannot reach our directory: cli/process/remote_files.h):
+  // accept_from(pid) takes it, once. The server owns it until then.
+  void expect(pid_t pid, int socket);
 
   // A connection of any process of this user (a followed child, or a
   // traced process after exec), if one comes within `wait`.
@@ -62,6 +66,10 @@ class ControlServer {
   std::string socket_path_;
   int dir_fd_ = -1;  // the private directory, opened once it was checked
   int listener_ = -1;
+  struct Made {
+    int socket = -1;
+    pid_t pid = 0;
+  } made_;
 };
 
 }  // namespace dprobe::cli

@@ -1,6 +1,8 @@
 // Copyright 2026 The dprobe Authors. SPDX-License-Identifier: Apache-2.0
 #include "cli/process/process_maps.h"
 
+#include <cinttypes>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,16 +61,23 @@ std::optional<MappedFile> find_mapped_file(pid_t pid,
     const auto parsed = parse_line(line);
     // The mapping of the file's start: the ELF header, at the object's base.
     if (!parsed || parsed->offset != 0 || !wanted(parsed->path)) continue;
-    auto elf = symbols::ElfFile::open(parsed->path);
+    // The very file mapped, wherever the process's root is (a container's
+    // path may name another file here, or none); its path where
+    // map_files is closed to us (it needs CAP_SYS_ADMIN).
+    char range[40];
+    std::snprintf(range, sizeof(range), "%" PRIx64 "-%" PRIx64, parsed->start, parsed->end);
+    std::string file = "/proc/" + std::to_string(pid) + "/map_files/" + range;
+    auto elf = symbols::ElfFile::open(file);
+    if (!elf) elf = symbols::ElfFile::open(file = parsed->path);
     if (!elf) continue;
     const auto vaddr = elf->vaddr_of_file_offset(0);
-    return MappedFile{parsed->path, parsed->start - vaddr.value_or(0)};
+    return MappedFile{parsed->path, file, parsed->start - vaddr.value_or(0)};
   }
   return std::nullopt;
 }
 
 Result<uint64_t> function_in(const MappedFile& file, const std::string& function) {
-  auto elf = symbols::ElfFile::open(file.path);
+  auto elf = symbols::ElfFile::open(file.file);
   if (!elf) return fail(file.path + ": not an ELF object");
   const symbols::SymbolTable table(*elf);
   const auto found = table.find(function);
@@ -77,7 +86,7 @@ Result<uint64_t> function_in(const MappedFile& file, const std::string& function
 }
 
 Result<uint64_t> variable_in(const MappedFile& file, const std::string& variable) {
-  auto elf = symbols::ElfFile::open(file.path);
+  auto elf = symbols::ElfFile::open(file.file);
   if (!elf) return fail(file.path + ": not an ELF object");
   for (const symbols::FunctionSymbol& symbol : elf->variables()) {
     if (symbol.name == variable) return file.bias + symbol.address;

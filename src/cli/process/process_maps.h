@@ -21,8 +21,9 @@
 namespace dprobe::cli {
 
 struct MappedFile {
-  std::string path;
-  uint64_t bias;  // run-time address minus link-time address
+  std::string path;  // as /proc/PID/maps names it
+  std::string file;  // where dprobe opens it: /proc/PID/map_files/..., or `path`
+  uint64_t bias;     // run-time address minus link-time address
 };
 
 // The first file mapped by the process whose path `wanted` accepts.

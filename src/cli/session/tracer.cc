@@ -11,6 +11,7 @@
 
 #include "cli/clock/trace_clock.h"
 #include "cli/output/terminal_text.h"
+#include "cli/process/process_root.h"
 #include "syscalls/syscall_table.h"
 #include "trace/event_analysis.h"
 
@@ -36,12 +37,7 @@ std::vector<uint16_t> disabled_in(const std::vector<std::string>& names,
 
 }  // namespace
 
-std::string executable_of(pid_t pid) {
-  char path[PATH_MAX];
-  const std::string link = "/proc/" + std::to_string(pid) + "/exe";
-  const ssize_t n = ::readlink(link.c_str(), path, sizeof(path) - 1);
-  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
-}
+std::string executable_of(pid_t pid) { return program_of(pid); }
 
 Tracer::Tracer(ControlServer& server, TraceOptions options, lang::DefinitionSet set,
                std::ostream& errors)
