@@ -178,6 +178,47 @@ TEST_F(AttachContainer, ProbesNameItsFilesByItsPathsOrOurs) {
   }
 }
 
+// A rootless container: a user's own user, mount and PID namespaces
+// (`unshare -U --map-root-user`, as rootless podman makes them), traced by
+// that same user from outside, with no privilege of root's.
+TEST(AttachRootless, AUsersOwnContainerIsTracedByThatUser) {
+  constexpr uid_t kUser = 4242;  // no account needed
+  const std::string setpriv = ::getuid() == 0 ? find_tool("setpriv") : std::string();
+  if (setpriv.empty()) GTEST_SKIP() << "needs root's setpriv to act as another user";
+  const std::vector<std::string> as_user = {setpriv, "--reuid=4242", "--regid=4242",
+                                            "--clear-groups"};
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string root = dir.file("root");
+  ASSERT_TRUE(make_root(root));
+  fs::permissions(dir.file(""), fs::perms::owner_all | fs::perms::group_read |
+                                    fs::perms::group_exec | fs::perms::others_read |
+                                    fs::perms::others_exec);
+  std::vector<std::string> command = as_user;
+  command.insert(command.end(), {"/usr/bin/unshare", "-Ufpm", "--map-root-user", "--mount-proc",
+                                 "--root=" + root, "/app", "2", "120"});
+  LiveProcess app(command, dir.file("app.out"), dir.file("app.err"));
+  ASSERT_TRUE(app.started());
+  if (!app.wait_for_output("busy_loop: ready", patience(2))) {
+    GTEST_SKIP() << "no user namespace for uid " << kUser << " here: " << app.err();
+  }
+  const pid_t pid = first_child(app.pid());
+  ASSERT_NE(pid, 0);
+  std::vector<std::string> attach = as_user;
+  attach.insert(attach.end(),
+                {find_tool("env"), "-u", "XDG_RUNTIME_DIR", DPROBE_BINARY, "attach", "-p",
+                 std::to_string(pid), "--duration", "0.3", "--profile", "-o", "/dev/null", "-e",
+                 "p:g/busy /app:busy_probe", "-e", "p:g/nap libc.so.6:nanosleep"});
+  const RunResult run = run_program(attach);
+  ASSERT_EQ(run.status, 0) << run;
+  const std::vector<ProfileRow> profile = parse_profile(run.err);
+  for (const char* event : {"busy", "nap"}) {
+    const auto row = profile_row(profile, event);
+    ASSERT_TRUE(row) << event << ": " << run;
+    EXPECT_GT(row->hits, 0u) << event << ": " << run;
+  }
+}
+
 // `podman run --rootfs`: a real container runtime's container, attached
 // to from the host by its host pid. Tried with podman's defaults, then
 // with what a machine without cgroup v2 alone or without CAP_SYS_RESOURCE
