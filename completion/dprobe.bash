@@ -78,7 +78,7 @@ _dprobe() {
       return 0
       ;;
     check) options="-x --exec -e --event -f --file --format -h --help" ;;
-    list) options="-x --exec -L --line -V --vars -h --help" ;;
+    list) options="-x --exec -p --pid -L --line -V --vars -h --help" ;;
   esac
   mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
 }

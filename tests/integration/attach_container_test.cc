@@ -178,6 +178,15 @@ TEST_F(AttachContainer, ProbesNameItsFilesByItsPathsOrOurs) {
   }
 }
 
+TEST_F(AttachContainer, ListNamesItsObjectsAsItSeesThem) {
+  const RunResult own = run_dprobe({"list", "-p", std::to_string(pid_), "busy_*"});
+  EXPECT_EQ(own.status, 0) << own;
+  EXPECT_THAT(own.out, HasSubstr(" busy_probe\n")) << own;
+  const RunResult by_path = run_dprobe({"list", "-p", std::to_string(pid_), "/app:busy_probe"});
+  EXPECT_EQ(by_path.status, 0) << by_path;
+  EXPECT_THAT(by_path.out, HasSubstr(" busy_probe\n")) << "/app, the container's path: " << by_path;
+}
+
 // A rootless container: a user's own user, mount and PID namespaces
 // (`unshare -U --map-root-user`, as rootless podman makes them), traced by
 // that same user from outside, with no privilege of root's.

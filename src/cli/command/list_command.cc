@@ -17,6 +17,7 @@
 #include "cli/command/variable_listing.h"
 #include "cli/plan/target_resolver.h"
 #include "cli/process/executable.h"
+#include "cli/process/process_root.h"
 #include "lang/sdt_point.h"
 #include "lang/target.h"
 #include "symbols/lookup_error.h"
@@ -126,7 +127,13 @@ int run_list(const ListOptions& options, std::ostream& out, std::ostream& errors
 Subcommand add_list_command(CLI::App& app) {
   auto list = std::make_shared<ListOptions>();
   CLI::App* command = app.add_subcommand("list", "List the functions of an ELF object");
-  command->add_option("-x,--exec", list->executable, "Executable to list (or to find OBJ for)");
+  CLI::Option* exec =
+      command->add_option("-x,--exec", list->executable, "Executable to list (or to find OBJ for)");
+  command
+      ->add_option("-p,--pid", list->pid,
+                   "The program of a running process, its objects found as it sees them (in a "
+                   "container: in its root)")
+      ->excludes(exec);
   command->add_option("pattern", list->pattern,
                       "[OBJ:]GLOB, e.g. 'libc.so.6:str*'; [OBJ:]%sdt_GLOB lists the SDT probe "
                       "points, e.g. '%sdt_python:*'");
@@ -140,6 +147,13 @@ Subcommand add_list_command(CLI::App& app) {
                    "probe -V (FUNC, FUNC:RLN, SRC:ALN, FUNC@SRC)")
       ->excludes(lines);
   return {command, [list] {
+            if (list->pid != 0) {
+              list->executable = program_of(list->pid);
+              if (list->executable.empty()) {
+                std::cerr << "dprobe: error: no such process: " << list->pid << "\n";
+                return 2;
+              }
+            }
             list->executable = find_executable(list->executable);
             if (!list->line_function.empty()) return run_list_lines(*list, std::cout, std::cerr);
             if (!list->variables_place.empty()) {

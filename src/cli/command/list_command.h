@@ -9,6 +9,8 @@
 #ifndef DPROBE_CLI_COMMAND_LIST_COMMAND_H_
 #define DPROBE_CLI_COMMAND_LIST_COMMAND_H_
 
+#include <sys/types.h>
+
 #include <iosfwd>
 #include <string>
 
@@ -18,6 +20,7 @@ namespace dprobe::cli {
 
 struct ListOptions {
   std::string executable;
+  pid_t pid = 0;                // -p: the executable is this process's (cli/process/process_root.h)
   std::string pattern;          // [OBJ:]GLOB; empty lists everything in the executable
   std::string line_function;    // -L FUNC[@SRC]: its source lines (cli/command/line_listing.h)
   std::string variables_place;  // -V PLACE: its variables (cli/command/variable_listing.h)
