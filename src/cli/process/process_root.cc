@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 namespace dprobe::cli {
 namespace {
 
@@ -24,8 +26,17 @@ std::string link_of(const std::string& path) {
 }  // namespace
 
 bool shares_our_root(pid_t pid) {
+  // A thread's view: a main thread that has exited (pthread_exit) shows
+  // no root, its process's live threads do. Namespace links compare by
+  // inode, as the kernel's ns ids do.
+  std::error_code ec;
   const std::string proc = "/proc/" + std::to_string(pid);
-  // Namespace links compare by inode, as the kernel's ns ids do.
+  for (const auto& task : std::filesystem::directory_iterator(proc + "/task", ec)) {
+    struct stat root {};
+    if (::stat((task.path() / "root").c_str(), &root) != 0) continue;
+    return same_file(task.path() / "root", "/") &&
+           same_file(task.path() / "ns/mnt", "/proc/self/ns/mnt");
+  }
   return same_file(proc + "/root", "/") && same_file(proc + "/ns/mnt", "/proc/self/ns/mnt");
 }
 

@@ -71,8 +71,10 @@ Result<int> RemoteFiles::memfd_with(const std::string& name, const std::string& 
   if (!pushed) return unexpected(pushed.error());
   auto fd = call_for_descriptor(memfd_create_, {*pushed, MFD_CLOEXEC}, "a memfd for " + name);
   if (!fd) return fd;
-  // The process's descriptor, opened anew from here: the same memfd.
-  const std::string path = "/proc/" + std::to_string(process_.pid()) + "/fd/" + std::to_string(*fd);
+  // The process's descriptor, opened anew from here: the same memfd. By
+  // the calling thread's entry: a main thread that has exited shows none.
+  const std::string path =
+      "/proc/" + std::to_string(process_.caller()) + "/fd/" + std::to_string(*fd);
   const int ours = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (ours < 0) {
     close(*fd);
