@@ -346,6 +346,25 @@ Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t 
   return out;
 }
 
+std::optional<FunctionSignature> function_signature(const DebugInfo& info, uint64_t address) {
+  auto scopes = scopes_at(info.dwarf(), address);
+  if (!scopes) return std::nullopt;
+  Dwarf_Die& function = scopes->subprogram;
+  FunctionSignature signature;
+  signature.returns = describe_type(type_of(&function));
+  Dwarf_Die child;
+  if (dwarf_child(&function, &child) == 0) {
+    do {
+      if (dwarf_tag(&child) == DW_TAG_formal_parameter) {
+        signature.parameters.push_back(describe_type(type_of(&child)));
+      } else if (dwarf_tag(&child) == DW_TAG_unspecified_parameters) {
+        signature.variadic = true;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  return signature;
+}
+
 namespace {
 
 // Whether a location attribute is a location list (DWARF 4's

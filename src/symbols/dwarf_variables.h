@@ -109,6 +109,15 @@ struct ScopeVariable {
 };
 Result<std::vector<ScopeVariable>> variables_at(const DebugInfo& info, uint64_t address);
 
+// What the function holding `address` returns (kOther for void) and takes,
+// in order, as its DWARF declares them; nullopt without its DWARF.
+struct FunctionSignature {
+  ValueShape returns;
+  std::vector<ValueShape> parameters;
+  bool variadic = false;  // `...` follows
+};
+std::optional<FunctionSignature> function_signature(const DebugInfo& info, uint64_t address);
+
 // Where the prologue of the function starting at `entry` ends: the row the
 // compiler marked prologue_end, else the first statement of another line
 // (gdb's and perf probe's choice). Before it the frame is being built, and

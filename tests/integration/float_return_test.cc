@@ -39,5 +39,36 @@ TEST(FloatReturn, ValuesFromTheVectorRegister) {
   }
 }
 
+// Without a type written, the DWARF's signature decides: a double's
+// $retval comes from the vector register, printed as one; $argN counts the
+// integer arguments alone (n, the second argument, is the first integer);
+// a double argument, in a vector register, is refused with the reason.
+TEST(FloatReturn, TheDebugInfoSaysWhereTheValuesAre) {
+  for (const char* level : {"float_values_O0", "float_values_O2"}) {
+    const RunResult run = run_traced({"r:fv/scale float_scale rv=$retval",
+                                      "p:fv/args float_scale n=$arg2:s32 tag=+0($arg3):string",
+                                      "p:fv/plain float_scale n=$arg2 tag=$arg3"},
+                                     {program(level)});
+    ASSERT_EQ(run.status, 0) << run;
+    std::vector<std::string> values;
+    std::vector<std::string> plain;
+    std::vector<std::string> typed;
+    for (const TraceLine& line : parse_trace(run.out)) {
+      if (line.event == "scale") values.push_back(line.arg("rv"));
+      if (line.event == "plain") plain.push_back(line.arg("n"));
+      if (line.event == "args") typed.push_back(line.arg("n") + " " + line.arg("tag"));
+    }
+    EXPECT_THAT(typed, ::testing::ElementsAre("2 \"two\"", "7 \"seven\"")) << run;
+    // 0.5 * 2 + 't', -3.0 * 7 + 's'.
+    EXPECT_THAT(values, ::testing::ElementsAre("117", "94")) << run;
+    EXPECT_THAT(plain, ::testing::ElementsAre("0x2", "0x7")) << "untyped, in the kernel's hex";
+    const RunResult refused = run_traced({"p:fv/x float_scale x=$arg1"}, {program(level)});
+    EXPECT_EQ(refused.status, 2) << refused;
+    EXPECT_THAT(refused.err, ::testing::HasSubstr("VAR_UNSUPPORTED")) << refused;
+    EXPECT_THAT(refused.err, ::testing::HasSubstr("$arg1 of float_scale is a double (f64)"))
+        << refused;
+  }
+}
+
 }  // namespace
 }  // namespace dprobe::integration

@@ -7,6 +7,7 @@
 #include "base/strings.h"
 #include "cli/plan/object_targets.h"
 #include "cli/plan/sdt_points.h"
+#include "cli/plan/signature_args.h"
 #include "cli/plan/variable_args.h"
 #include "lang/limits.h"
 #include "lang/naming.h"
@@ -94,6 +95,7 @@ Result<std::vector<lang::Definition>, lang::ProbeError> TargetResolver::resolve(
   if (!resolved) return resolved;
   for (lang::Definition& each : *resolved) {
     if (auto done = resolve_variables_of(each); !done) return unexpected(done.error());
+    if (auto done = apply_signature_of(each); !done) return unexpected(done.error());
   }
   return resolved;
 }
@@ -236,6 +238,22 @@ void move_past_prologue(lang::Definition& def, const symbols::DebugInfo& info, u
 }  // namespace
 
 // The probe's link-time address, where its variables are looked up.
+// The link-time address of `def`'s probe in `object`.
+Result<uint64_t, lang::ProbeError> TargetResolver::link_address_of(const lang::Definition& def,
+                                                                   const LoadedObject& object) {
+  if (def.link_address != 0) return def.link_address;
+  const core::ProbeTarget& target = def.spec.point.target;
+  if (target.kind == core::TargetKind::kSymbol) {
+    auto symbol = symbols::resolve_symbol(object.elf, object.table, target.symbol, target.offset);
+    if (!symbol) return lookup_error(symbol.error(), def);
+    return symbol->address;
+  }
+  if (target.kind == core::TargetKind::kFileOffset) {
+    return object.elf.vaddr_of_file_offset(static_cast<uint64_t>(target.offset)).value_or(0);
+  }
+  return target.address;
+}
+
 Result<void, lang::ProbeError> TargetResolver::resolve_variables_of(lang::Definition& def) {
   if (!has_variable_args(def)) return {};
   const core::ProbeTarget& target = def.spec.point.target;
@@ -246,28 +264,35 @@ Result<void, lang::ProbeError> TargetResolver::resolve_variables_of(lang::Defini
   auto loaded = load(target.object);
   if (!loaded) return lookup_error(loaded.error(), def);
   const LoadedObject& object = **loaded;
-  uint64_t address = def.link_address;
-  if (address == 0) {
-    if (target.kind == core::TargetKind::kSymbol) {
-      auto symbol = symbols::resolve_symbol(object.elf, object.table, target.symbol, target.offset);
-      if (!symbol) return lookup_error(symbol.error(), def);
-      address = symbol->address;
-    } else if (target.kind == core::TargetKind::kFileOffset) {
-      address = object.elf.vaddr_of_file_offset(static_cast<uint64_t>(target.offset)).value_or(0);
-    } else {
-      address = target.address;
-    }
-  }
+  auto address = link_address_of(def, object);
+  if (!address) return unexpected(address.error());
   VariableScope scope;
   scope.info = debug_info(object);
   if (scope.info != nullptr && !def.spec.point.is_return)
-    move_past_prologue(def, *scope.info, address);
+    move_past_prologue(def, *scope.info, *address);
   scope.no_info = object.no_debug;
   scope.globals = &object.variables;
   scope.object = target.kind == core::TargetKind::kFileOffset ? object.elf.path() : target.object;
-  scope.address = address;
-  def.link_address = address;
+  scope.address = *address;
+  def.link_address = *address;
   return resolve_variables(def, scope);
+}
+
+// $retval and $argN by the DWARF's signature (signature_args.h), at a
+// function's entry or return: where no DWARF is, as the kernel reads them.
+Result<void, lang::ProbeError> TargetResolver::apply_signature_of(lang::Definition& def) {
+  const core::ProbeTarget& target = def.spec.point.target;
+  const bool at_entry = target.kind == core::TargetKind::kSymbol && target.offset == 0;
+  if (!at_entry || def.source || !has_signature_args(def)) return {};
+  auto loaded = load(target.object);
+  if (!loaded) return {};
+  const symbols::DebugInfo* info = debug_info(**loaded);
+  if (info == nullptr) return {};
+  auto address = link_address_of(def, **loaded);
+  if (!address) return {};
+  const auto signature = symbols::function_signature(*info, *address);
+  if (!signature) return {};
+  return apply_signature(def, *signature, target.symbol);
 }
 
 namespace {

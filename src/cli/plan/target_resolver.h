@@ -54,6 +54,9 @@ class TargetResolver {
   Result<std::vector<lang::Definition>, lang::ProbeError> resolve_symbol(lang::Definition def);
   Result<std::vector<lang::Definition>, lang::ProbeError> resolve_source(lang::Definition def);
   Result<void, lang::ProbeError> resolve_variables_of(lang::Definition& def);
+  Result<void, lang::ProbeError> apply_signature_of(lang::Definition& def);
+  Result<uint64_t, lang::ProbeError> link_address_of(const lang::Definition& def,
+                                                     const LoadedObject& object);
   static const symbols::DebugInfo* debug_info(const LoadedObject& object);
   // The soname of the first library of the executable's closure that
   // defines `symbol`, "" if none does.
