@@ -54,10 +54,6 @@ Result<StraceOptions> strace_settings(const TraceFlags& flags, DefinitionSources
   }
   auto calls = strace::select_syscalls(flags.syscalls, arch::host_isa());
   if (!calls) return unexpected(calls.error());
-  for (std::string& definition : strace::strace_definitions(*calls)) {
-    sources.expressions.push_back(std::move(definition));
-  }
-  sources.order.clear();  // expressions only
   StraceOptions options;
   options.durations = flags.syscall_times;
   if (!flags.string_limit.empty()) {
@@ -68,6 +64,11 @@ Result<StraceOptions> strace_settings(const TraceFlags& flags, DefinitionSources
     }
     options.string_limit = *limit;
   }
+  for (std::string& definition :
+       strace::strace_definitions(*calls, options.string_limit, arch::host_isa())) {
+    sources.expressions.push_back(std::move(definition));
+  }
+  sources.order.clear();  // expressions only
   if (!flags.timestamps.empty()) {
     const auto timestamps = parse_strace_timestamps(flags.timestamps);
     if (!timestamps) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -336,12 +337,25 @@ std::vector<std::string> clone_arguments(const SyscallCall& call) {
   return args;
 }
 
+// The bytes a call wrote or read, `length` of them, as strace quotes
+// them: cut at the string limit, "..." when there were more (also where
+// the copy, at most kMaxBufferBytes, is shorter than the limit).
+std::string buffer_text(const std::string& copied, uint64_t length, size_t string_limit) {
+  const size_t shown = std::min({copied.size(), string_limit, static_cast<size_t>(length)});
+  std::string bytes = copied.substr(0, shown);
+  if (length > shown) bytes += '\0';  // one more: quote_string adds the "..."
+  return quote_string(bytes, shown);
+}
+
 std::vector<std::string> argument_list(const SyscallCall& call, size_t string_limit) {
   const std::string_view name = call.info->name;
   if (name == "clone" && call.info->arg_count == 5) return clone_arguments(call);
   std::vector<std::string> args;
+  const BufferCall* buffer = call.buffer ? buffer_call(name) : nullptr;
   for (size_t i = 0; i < call.info->arg_count; ++i) {
-    args.push_back(argument_text(call, i, string_limit));
+    args.push_back(buffer != nullptr && buffer->buffer == i
+                       ? buffer_text(*call.buffer, call.buffer_length, string_limit)
+                       : argument_text(call, i, string_limit));
   }
   // open's mode only matters, and strace only shows it, when a file may be
   // made.
@@ -368,11 +382,13 @@ std::string call_name(const syscalls::SyscallInfo& info) {
   return info.name;
 }
 
-std::string arguments_text(const SyscallCall& call, size_t string_limit) {
+std::string arguments_text(const SyscallCall& call, size_t string_limit, size_t first,
+                           size_t last) {
+  const std::vector<std::string> args = argument_list(call, string_limit);
   std::string text;
-  for (const std::string& arg : argument_list(call, string_limit)) {
-    if (!text.empty()) text += ", ";
-    text += arg;
+  for (size_t i = first; i < std::min(last, args.size()); ++i) {
+    if (i > first) text += ", ";
+    text += args[i];
   }
   return text;
 }

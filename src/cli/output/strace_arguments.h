@@ -6,8 +6,8 @@
 // limit, as strace's -s), pointers as addresses or NULL, errors as
 // "-1 ENOENT (No such file or directory)". A call's arguments are the
 // registers at its entry, as the kernel's syscall events record them, and
-// the strings fetched there; what the kernel writes into the call's
-// buffers is not known at entry, and such buffers print as addresses.
+// the strings fetched there; the data of read and write and their
+// like, copied at entry (what the call writes) or exit (what it read).
 //
 //   SyscallCall call{.info = find_syscall(Isa::kX86_64, "openat")};
 //   call.args = {AT_FDCWD_bits, ptr, 0x80000, 0};  call.strings[1] = "/etc/hostname";
@@ -37,14 +37,23 @@ struct SyscallCall {
   // The string an argument points to, copied at the call; nullopt where
   // none was fetched or the read faulted (the address prints instead).
   std::array<std::optional<std::string>, 6> strings;
+  // A buffer's bytes (strace_calls.h's BufferCall), copied at entry or
+  // exit, and how many of them the call wrote or read (its length
+  // argument, or its result); it prints as a string, the address when
+  // there is none (the call failed, or nothing was copied).
+  std::optional<std::string> buffer;
+  uint64_t buffer_length = 0;
 };
 
 // strace's name of a call: the C library's where the kernel's event name
 // differs (newfstat is fstat, sendfile64 sendfile, umount umount2).
 std::string call_name(const syscalls::SyscallInfo& info);
 
-// The arguments between the parentheses.
-std::string arguments_text(const SyscallCall& call, size_t string_limit);
+// The arguments between the parentheses; those from `first` on, where
+// strace prints a line in two parts (a buffer the kernel fills comes at
+// the exit).
+std::string arguments_text(const SyscallCall& call, size_t string_limit, size_t first = 0,
+                           size_t last = 6);
 
 // Calls that never return to the caller when they succeed (exit,
 // exit_group): strace prints their result as "?".

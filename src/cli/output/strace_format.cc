@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 #include <set>
@@ -22,6 +23,12 @@ constexpr uint64_t kNsPerSecond = 1000000000;
 constexpr uint64_t kNsPerMicro = 1000;
 
 // Where an event's records keep what a strace line needs.
+// A copied buffer's pieces (strace_calls.h: u8 arrays "buf_data0", ...).
+struct BufferPiece {
+  uint32_t offset;
+  uint32_t size;
+};
+
 struct CallLayout {
   const SyscallInfo* info = nullptr;
   bool exit = false;
@@ -29,6 +36,8 @@ struct CallLayout {
   std::vector<std::optional<RecordField>> args;     // by argument index
   std::vector<std::optional<RecordField>> strings;  // the copied string of each
   std::optional<RecordField> ret;
+  const strace::BufferCall* buffer = nullptr;  // a call whose data prints
+  std::vector<BufferPiece> pieces;             // its copy, in this event's records
 };
 
 std::optional<RecordField> field_named(const std::vector<RecordField>& fields,
@@ -44,12 +53,25 @@ std::optional<RecordField> field_named(const std::vector<RecordField>& fields,
 std::optional<CallLayout> call_layout(const trace::EventDesc& event) {
   const bool enter = event.source == trace::EventSource::kSyscallEnter &&
                      (!event.event_probe || event.group == strace::kEnterGroup);
-  const bool exit = event.source == trace::EventSource::kSyscallExit && !event.event_probe;
+  const bool exit = event.source == trace::EventSource::kSyscallExit &&
+                    (!event.event_probe || event.group == strace::kExitGroup);
   if (!enter && !exit) return std::nullopt;
   const SyscallInfo* info = syscalls::find_syscall(arch::host_isa(), event.syscall_name);
   if (info == nullptr) return std::nullopt;
   const std::vector<RecordField> fields = trace::record_fields(event);
   CallLayout layout{.info = info, .exit = exit, .fixed_size = event.fixed_size};
+  layout.buffer = strace::buffer_call(info->name);
+  if (layout.buffer != nullptr && layout.buffer->filled == exit) {
+    const std::string name =
+        info->args[layout.buffer->buffer].name + std::string(strace::kDataSuffix);
+    for (size_t piece = 0;; ++piece) {
+      const std::string field = name + std::to_string(piece);
+      const auto arg = std::find_if(event.args.begin(), event.args.end(),
+                                    [&](const trace::EventArg& a) { return a.name == field; });
+      if (arg == event.args.end()) break;
+      layout.pieces.push_back({arg->offset, arg->field_size()});
+    }
+  }
   if (exit) {
     layout.ret = field_named(fields, "ret");
     return layout;
@@ -76,6 +98,17 @@ std::optional<std::string> read_copied_string(const RecordField& field, std::str
   return text;
 }
 
+// A buffer's copy, its pieces put together; nullopt without one.
+std::optional<std::string> read_buffer(const CallLayout& layout, std::string_view bytes) {
+  if (layout.pieces.empty()) return std::nullopt;
+  std::string copy;
+  for (const BufferPiece& piece : layout.pieces) {
+    if (piece.offset + piece.size > bytes.size()) return std::nullopt;
+    copy.append(bytes.substr(piece.offset, piece.size));
+  }
+  return copy;
+}
+
 SyscallCall decode_enter(const CallLayout& layout, const trace::FileRecord& record) {
   SyscallCall call{.info = layout.info};
   const trace::HitFields hit{reinterpret_cast<const std::byte*>(record.bytes.data()), "", 0};
@@ -84,7 +117,19 @@ SyscallCall decode_enter(const CallLayout& layout, const trace::FileRecord& reco
     if (layout.args[i]) call.args[i] = trace::read_number(*layout.args[i], hit);
     if (layout.strings[i]) call.strings[i] = read_copied_string(*layout.strings[i], record.bytes);
   }
+  if (layout.buffer != nullptr && !layout.buffer->filled) {
+    call.buffer = read_buffer(layout, record.bytes);
+    call.buffer_length = call.args[layout.buffer->length];
+  }
   return call;
+}
+
+// Where a call's line is cut between its entry and its exit: before the
+// buffer the kernel fills; none (the whole line at entry) for the others.
+std::optional<size_t> split_of(const SyscallCall& call) {
+  const strace::BufferCall* buffer = strace::buffer_call(call.info->name);
+  if (buffer == nullptr || !buffer->filled) return std::nullopt;
+  return buffer->buffer;
 }
 
 // A call entered whose line is not finished yet.
@@ -107,8 +152,10 @@ class StraceWriter {
              exec_succeeded(earlier->second, stream) ? "0" : "?");
     }
     end_open_line();
+    const size_t first_part = split_of(call).value_or(call.info->arg_count);
     out_ += leader(header.tid, header.timestamp) + strace::call_name(*call.info) + "(" +
-            strace::arguments_text(call, options_.string_limit);
+            strace::arguments_text(call, options_.string_limit, 0, first_part);
+    if (first_part < call.info->arg_count && first_part > 0) out_ += ", ";
     if (strace::never_returns(*call.info)) {
       end_call("?");
       if (std::string_view(call.info->name) == "exit_group") {
@@ -121,7 +168,9 @@ class StraceWriter {
     open_tid_ = header.tid;
   }
 
-  void exit(const trace::RecordHeader& header, const SyscallInfo& info, int64_t ret) {
+  // `filled`: the buffer the kernel filled, copied at the exit.
+  void exit(const trace::RecordHeader& header, const SyscallInfo& info, int64_t ret,
+            std::optional<std::string> filled) {
     auto found = pending_.find(header.tid);
     if (found == pending_.end() || found->second.call.info != &info) {
       // A return whose entry the trace does not hold (attached mid-call).
@@ -135,9 +184,14 @@ class StraceWriter {
     }
     Pending pending = std::move(found->second);
     pending_.erase(found);
+    if (filled && ret >= 0) {
+      pending.call.buffer = std::move(filled);
+      pending.call.buffer_length = static_cast<uint64_t>(ret);
+    }
     std::string result = strace::result_text(pending.call, ret);
     if (options_.durations) result += duration(header.timestamp - pending.enter_ns);
     if (open_tid_ == header.tid) {
+      out_ += rest_of(pending.call);
       end_call(result);
       open_tid_.reset();
     } else {
@@ -157,8 +211,15 @@ class StraceWriter {
     return (name == "execve" || name == "execveat") && stream != pending.stream;
   }
 
+  // The arguments a line printed at the exit: from its split on.
+  std::string rest_of(const SyscallCall& call) const {
+    const auto split = split_of(call);
+    return split ? strace::arguments_text(call, options_.string_limit, *split) : std::string();
+  }
+
   void resume(uint32_t tid, const Pending& pending, uint64_t ns, const std::string& result) {
     if (open_tid_ == tid) {
+      out_ += rest_of(pending.call);
       end_call(result);
       open_tid_.reset();
     } else {
@@ -168,7 +229,7 @@ class StraceWriter {
   }
 
   void resume_line(uint32_t tid, const SyscallCall& call, uint64_t ns, const std::string& result) {
-    out_ += leader(tid, ns) + "<... " + strace::call_name(*call.info) + " resumed>";
+    out_ += leader(tid, ns) + "<... " + strace::call_name(*call.info) + " resumed>" + rest_of(call);
     end_call(result);
   }
 
@@ -275,7 +336,8 @@ std::string strace_text(const trace::TraceFileContents& file, const StraceOption
     const trace::HitFields hit{reinterpret_cast<const std::byte*>(step.record->bytes.data()), "",
                                0};
     writer.exit(step.header, *step.layout->info,
-                static_cast<int64_t>(trace::read_number(*step.layout->ret, hit)));
+                static_cast<int64_t>(trace::read_number(*step.layout->ret, hit)),
+                read_buffer(*step.layout, step.record->bytes));
   }
   return writer.finish();
 }

@@ -105,6 +105,31 @@ constexpr std::string_view kDescriptorArguments[] = {"fd",    "oldfd", "newfd", 
                                                      "in_fd", "fd_in", "fd_out", "epfd",   "ufd",
                                                      "pidfd", "dfd",   "olddfd", "newdfd"};
 
+constexpr BufferCall kBufferCalls[] = {
+    {"write", 1, 2, false}, {"pwrite64", 1, 2, false}, {"sendto", 1, 2, false},
+    {"read", 1, 2, true},   {"pread64", 1, 2, true},   {"recvfrom", 1, 2, true},
+};
+
+// The register that holds system call argument `index` as the fetch
+// language names it: the same at the call's exit (x86_64 and arm64 leave
+// them, but for arm64's x0, which takes the result).
+std::string syscall_argument_register(arch::Isa isa, size_t index) {
+  constexpr std::string_view kX86_64[] = {"%di", "%si", "%dx", "%r10", "%r8", "%r9"};
+  constexpr std::string_view kArm64[] = {"%x0", "%x1", "%x2", "%x3", "%x4", "%x5"};
+  return std::string(isa == arch::Isa::kX86_64 ? kX86_64[index] : kArm64[index]);
+}
+
+// " buf_data0=+0(BASE):u8[64] buf_data1=+64(BASE):u8[64] ...".
+std::string buffer_fetches(const std::string& name, const std::string& base, size_t bytes) {
+  std::string text;
+  for (size_t at = 0, field = 0; at < bytes; at += kBufferField, ++field) {
+    const size_t size = std::min(kBufferField, bytes - at);
+    text += " " + name + std::string(kDataSuffix) + std::to_string(field) + "=+" +
+            std::to_string(at) + "(" + base + "):u8[" + std::to_string(size) + "]";
+  }
+  return text;
+}
+
 bool contains(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -175,6 +200,15 @@ std::vector<std::string_view> comma_items(std::string_view text) {
 
 bool is_path_argument(std::string_view name) { return contains(kPathArguments, name); }
 
+const BufferCall* buffer_call(std::string_view name) {
+  for (const BufferCall& call : kBufferCalls) {
+    if (call.call == name) return &call;
+  }
+  return nullptr;
+}
+
+size_t buffer_bytes(size_t string_limit) { return std::min(string_limit, kMaxBufferBytes); }
+
 bool fetches_string(const SyscallInfo& info, size_t index) {
   const std::string_view type = info.args[index].type;
   const std::string_view name = info.args[index].name;
@@ -214,9 +248,12 @@ Result<std::vector<const SyscallInfo*>> select_syscalls(std::string_view spec, a
   return calls;
 }
 
-std::vector<std::string> strace_definitions(const std::vector<const SyscallInfo*>& calls) {
+std::vector<std::string> strace_definitions(const std::vector<const SyscallInfo*>& calls,
+                                            size_t string_limit, arch::Isa isa) {
   std::vector<std::string> definitions;
+  const size_t bytes = buffer_bytes(string_limit);
   for (const SyscallInfo* info : calls) {
+    const BufferCall* buffer = buffer_call(info->name);
     std::string enter =
         "e:" + std::string(kEnterGroup) + "/" + info->name + " syscalls/sys_enter_" + info->name;
     for (size_t i = 0; i < info->arg_count; ++i) {
@@ -225,9 +262,20 @@ std::vector<std::string> strace_definitions(const std::vector<const SyscallInfo*
       if (fetches_string(*info, i)) {
         enter += " " + name + std::string(kStringSuffix) + "=+0($" + name + "):ustring";
       }
+      if (buffer != nullptr && !buffer->filled && buffer->buffer == i && bytes > 0) {
+        enter += buffer_fetches(name, "$" + name, bytes);
+      }
     }
     definitions.push_back(std::move(enter));
-    definitions.push_back("syscalls:sys_exit_" + std::string(info->name));
+    if (buffer != nullptr && buffer->filled && bytes > 0) {
+      const std::string name = info->args[buffer->buffer].name;
+      definitions.push_back(
+          "e:" + std::string(kExitGroup) + "/" + info->name + " syscalls/sys_exit_" + info->name +
+          " ret=$ret" +
+          buffer_fetches(name, syscall_argument_register(isa, buffer->buffer), bytes));
+    } else {
+      definitions.push_back("syscalls:sys_exit_" + std::string(info->name));
+    }
   }
   return definitions;
 }

@@ -25,9 +25,29 @@
 namespace dprobe::cli::strace {
 
 // The group of the enter events --format strace makes, and the suffix
-// of the field that holds an argument's string ("filename_str").
+// of the field that holds an argument's string ("filename_str"). A call
+// whose buffer the kernel fills has an exit event probe of its own too
+// (kExitGroup), which copies the buffer then.
 inline constexpr std::string_view kEnterGroup = "strace";
+inline constexpr std::string_view kExitGroup = "strace_exit";
 inline constexpr std::string_view kStringSuffix = "_str";
+
+// A call whose data strace prints as a string: the buffer it writes from
+// (copied at entry), or the one the kernel fills (copied at exit, from the
+// argument's register, which the call leaves as it was); `length` is the
+// argument that bounds it at entry, the result at exit. The copy is
+// `buffer_bytes` long, in fields of kBufferField bytes, "buf_data0", ...
+struct BufferCall {
+  std::string_view call;
+  uint8_t buffer;
+  uint8_t length;
+  bool filled;
+};
+const BufferCall* buffer_call(std::string_view name);
+inline constexpr std::string_view kDataSuffix = "_data";
+inline constexpr size_t kBufferField = 64;  // the language's longest array
+inline constexpr size_t kMaxBufferBytes = 1024;
+size_t buffer_bytes(size_t string_limit);
 
 // An argument that names a file: strace prints it in full, never cut at
 // the string limit, and a call with one is in %file.
@@ -35,8 +55,7 @@ bool is_path_argument(std::string_view name);
 
 // Whether argument `index` of `info` is a NUL-terminated string the call
 // reads, which the enter event copies: file names, xattr names, key
-// types. Buffers with a length (write's) are not: no fetch type copies a
-// bounded number of bytes, so they print as addresses.
+// types. Buffers with a length (write's) are BufferCall's.
 bool fetches_string(const syscalls::SyscallInfo& info, size_t index);
 
 // The calls `spec` names, in number order; an unknown name or class is an
@@ -45,8 +64,10 @@ Result<std::vector<const syscalls::SyscallInfo*>> select_syscalls(std::string_vi
                                                                   arch::Isa isa);
 
 // The definitions that trace `calls` for --format strace, one enter event
-// probe and one exit event each.
-std::vector<std::string> strace_definitions(const std::vector<const syscalls::SyscallInfo*>& calls);
+// probe and one exit event each; buffers copied up to `string_limit`
+// bytes (at most kMaxBufferBytes).
+std::vector<std::string> strace_definitions(const std::vector<const syscalls::SyscallInfo*>& calls,
+                                            size_t string_limit, arch::Isa isa);
 
 }  // namespace dprobe::cli::strace
 

@@ -30,7 +30,8 @@ class StraceFile {
     std::vector<const syscalls::SyscallInfo*> infos;
     for (const char* name : calls) infos.push_back(syscalls::find_syscall(kIsa, name));
     uint16_t id = 1;
-    for (const std::string& text : strace::strace_definitions(infos)) {
+    for (const std::string& text :
+         strace::strace_definitions(infos, strace::kDefaultStringLimit, kIsa)) {
       trace::EventDesc event = parse(text);
       event.id = id++;
       ids_[event.group + "/" + event.name] = event.id;
@@ -68,10 +69,29 @@ class StraceFile {
 
   StraceFile& exit(uint32_t tid, uint64_t ns, const std::string& call, int64_t ret,
                    uint32_t stream = 0) {
-    const trace::EventDesc& event = event_of("syscalls/sys_exit_" + call);
+    const std::string name =
+        ids_.contains("strace_exit/" + call) ? "strace_exit/" + call : "syscalls/sys_exit_" + call;
+    const trace::EventDesc& event = event_of(name);
     std::string bytes = header(event, tid, ns);
     trace::store_field(bytes.data(), event.args.at(0).offset, ret);
     return push(std::move(bytes), stream);
+  }
+
+  // The last record's copy of a buffer (its *_dataN arrays, in order).
+  StraceFile& data(const std::string& bytes) {
+    std::string& record = file_.records.back().bytes;
+    const auto header = trace::load_field<trace::RecordHeader>(record.data(), 0);
+    size_t done = 0;
+    for (const trace::EventDesc& event : events_) {
+      if (event.id != header.type) continue;
+      for (const trace::EventArg& arg : event.args) {
+        if (arg.name.find("_data") == std::string::npos) continue;
+        const size_t size = std::min<size_t>(arg.field_size(), bytes.size() - done);
+        record.replace(arg.offset, size, bytes.substr(done, size));
+        done += size;
+      }
+    }
+    return *this;
   }
 
   const trace::TraceFileContents& file() const { return file_; }
@@ -152,11 +172,14 @@ TEST(StraceFormat, AnotherThreadsCallInterruptsALine) {
   trace.enter(100, 1000, "read", {{"fd", 0}, {"buf", 0x5000}, {"count", 10}})
       .enter(101, 2000, "close", {{"fd", 5}})
       .exit(101, 3000, "close", 0)
-      .exit(100, 4000, "read", 4);
+      .exit(100, 4000, "read", 4)
+      .data("abcd");
+  // strace's own shape: the buffer the kernel fills, and what follows it,
+  // come with the result.
   EXPECT_EQ(strace_text(trace.file(), {}),
-            "[pid   100] read(0, 0x5000, 10 <unfinished ...>\n"
+            "[pid   100] read(0,  <unfinished ...>\n"
             "[pid   101] close(5)                    = 0\n"
-            "[pid   100] <... read resumed>)         = 4\n");
+            "[pid   100] <... read resumed>\"abcd\", 10) = 4\n");
 }
 
 TEST(StraceFormat, AnExecThatWorkedIsSeenInTheNextStream) {
@@ -170,6 +193,30 @@ TEST(StraceFormat, AnExecThatWorkedIsSeenInTheNextStream) {
   EXPECT_EQ(strace_text(trace.file(), {}),
             "execve(\"/bin/true\", 0x2000, 0x3000)     = 0\n"
             "close(3)                                = 0\n");
+}
+
+// What write writes and read reads, as strings cut at the limit; a
+// failed read's buffer is an address.
+TEST(StraceFormat, BuffersPrintAsStraceQuotesThem) {
+  StraceFile trace({"read", "write"});
+  trace.enter(100, 1000, "write", {{"fd", 1}, {"buf", 0x6000}, {"count", 3}})
+      .data("hi\n")
+      .exit(100, 2000, "write", 3)
+      .enter(100, 3000, "write", {{"fd", 1}, {"buf", 0x6000}, {"count", 40}})
+      .data(std::string(40, 'x'))
+      .exit(100, 4000, "write", 40)
+      .enter(100, 5000, "read", {{"fd", 3}, {"buf", 0x7000}, {"count", 4096}})
+      .exit(100, 6000, "read", 5)
+      .data(std::string("a\0b\tc", 5))
+      .enter(100, 7000, "read", {{"fd", 9}, {"buf", 0x7000}, {"count", 4096}})
+      .exit(100, 8000, "read", -9);
+  EXPECT_EQ(strace_text(trace.file(), {}),
+            "write(1, \"hi\\n\", 3)                     = 3\n"
+            "write(1, \"" +
+                std::string(32, 'x') +
+                "\"..., 40) = 40\n"
+                "read(3, \"a\\0b\\tc\", 4096)                = 5\n"
+                "read(9, 0x7000, 4096)                   = -1 EBADF (Bad file descriptor)\n");
 }
 
 TEST(StraceFormat, AReturnWithoutItsEntry) {
@@ -207,14 +254,20 @@ TEST(StraceCalls, NamesGlobsClassesAndAllBut) {
   EXPECT_FALSE(strace::select_syscalls("openat,nosuchcall", kIsa).has_value());
 }
 
-TEST(StraceCalls, DefinitionsCopyFileNamesNotBuffers) {
+TEST(StraceCalls, DefinitionsCopyFileNamesAndBuffers) {
   const auto defs = strace::strace_definitions(
-      {syscalls::find_syscall(kIsa, "openat"), syscalls::find_syscall(kIsa, "write")});
+      {syscalls::find_syscall(kIsa, "read"), syscalls::find_syscall(kIsa, "openat"),
+       syscalls::find_syscall(kIsa, "write")},
+      100, kIsa);
   EXPECT_EQ(defs, (std::vector<std::string>{
+                      "e:strace/read syscalls/sys_enter_read fd=$fd buf=$buf count=$count",
+                      "e:strace_exit/read syscalls/sys_exit_read ret=$ret "
+                      "buf_data0=+0(%si):u8[64] buf_data1=+64(%si):u8[36]",
                       "e:strace/openat syscalls/sys_enter_openat dfd=$dfd filename=$filename "
                       "filename_str=+0($filename):ustring flags=$flags mode=$mode",
                       "syscalls:sys_exit_openat",
-                      "e:strace/write syscalls/sys_enter_write fd=$fd buf=$buf count=$count",
+                      "e:strace/write syscalls/sys_enter_write fd=$fd buf=$buf "
+                      "buf_data0=+0($buf):u8[64] buf_data1=+64($buf):u8[36] count=$count",
                       "syscalls:sys_exit_write"}));
 }
 
