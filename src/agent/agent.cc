@@ -30,6 +30,7 @@
 #include "agent/environment.h"
 #include "agent/exit_hold.h"
 #include "agent/fork.h"
+#include "agent/held_directories.h"
 #include "agent/held_threads.h"
 #include "agent/hit/return_probes.h"
 #include "agent/hit/thread_trace.h"
@@ -401,6 +402,8 @@ __attribute__((constructor)) void dprobe_agent_main() {
   if (control == nullptr) return;
   const char* follow = std::getenv(kFollowEnv);
   init_process(control, follow != nullptr && std::strcmp(follow, "1") == 0);
+  // What a program exec'd from another root needs to find the agent.
+  hold_directories(agent_path(), control_path(), follow_children());
   // Followed children find the agent in the environment they inherit.
   if (!follow_children()) scrub_environment(agent_path());
   start_session();

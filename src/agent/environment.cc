@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/agent.h"
+#include "agent/held_directories.h"
 #include "arch/runtime/raw_syscall.h"
 
 extern char** environ;
@@ -59,8 +60,10 @@ std::optional<prctl_mm_map> memory_layout() {
 }
 
 bool agents_entry(std::string_view entry) {
-  // Only DPROBE_CONTROL and DPROBE_FOLLOW are the agent's among DPROBE_*.
-  for (const std::string_view name : {"LD_PRELOAD=", "DPROBE_CONTROL=", "DPROBE_FOLLOW="}) {
+  // Only DPROBE_CONTROL, DPROBE_FOLLOW and DPROBE_DIRS are the agent's
+  // among DPROBE_*.
+  for (const std::string_view name :
+       {"LD_PRELOAD=", "DPROBE_CONTROL=", "DPROBE_FOLLOW=", "DPROBE_DIRS="}) {
     if (entry.starts_with(name)) return true;
   }
   return false;
@@ -134,8 +137,10 @@ std::string preload_without(std::string_view preload, const std::string& agent_p
   while (!rest.empty()) {
     const size_t end = rest.find_first_of(": ");
     const std::string_view entry = rest.substr(0, end);
-    if (!entry.empty() && entry != agent_path)
-      kept += (kept.empty() ? "" : ":") + std::string(entry);
+    // The agent's libraries, passed through held directories
+    // (held_directories.h), are the agent's too.
+    const bool agents = entry == agent_path || entry.starts_with("/proc/self/fd/");
+    if (!entry.empty() && !agents) kept += (kept.empty() ? "" : ":") + std::string(entry);
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
   }
   return kept;
@@ -149,6 +154,7 @@ void scrub_environment(const std::string& agent_path) {
   // the entry itself (it is never longer).
   ::unsetenv(kControlEnv);
   ::unsetenv(kFollowEnv);
+  ::unsetenv(kDirsEnv);
   if (kept.empty()) ::unsetenv("LD_PRELOAD");
   const std::optional<prctl_mm_map> layout = memory_layout();
   if (!layout) {

@@ -19,6 +19,7 @@
 
 #include "agent/agent.h"
 #include "agent/controller.h"
+#include "agent/held_directories.h"
 #include "agent/interpose.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -39,7 +40,7 @@ constexpr const char* kPreload = "LD_PRELOAD=";
 bool carries_agent() { return Controller::instance().running() && !agent_path().empty(); }
 
 bool is_agent_entry(const char* entry) {
-  for (const char* name : {kPreload, "DPROBE_CONTROL=", "DPROBE_FOLLOW="}) {
+  for (const char* name : {kPreload, "DPROBE_CONTROL=", "DPROBE_FOLLOW=", "DPROBE_DIRS="}) {
     if (std::strncmp(entry, name, std::strlen(name)) == 0) return true;
   }
   return false;
@@ -59,27 +60,32 @@ size_t entry_count(char* const* env) {
   return n;
 }
 
-// Bytes traced_environment needs: the pointers, and the three entries.
+// Bytes traced_environment needs: the pointers, and the four entries.
 size_t traced_environment_size(char* const* env) {
-  const size_t pointers = (entry_count(env) + 4) * sizeof(char*);
+  const size_t pointers = (entry_count(env) + 5) * sizeof(char*);
   const size_t preload =
       std::strlen(kPreload) + agent_path().size() + 1 + std::strlen(old_preload(env)) + 1;
   const size_t control = std::strlen(kControlEnv) + 1 + control_path().size() + 1;
   const size_t follow = std::strlen(kFollowEnv) + 3;
-  return pointers + preload + control + follow;
+  return pointers + preload + control + follow + held_entries_size() +
+         std::strlen(old_preload(env)) + 1;
 }
 
 // "LD_PRELOAD=AGENT[:OTHERS]" into `text` (OTHERS: what `before` preloads
-// but the agent); returns the end of the string.
-char* write_preload(char* text, const char* before) {
+// but the agent; through the held directories, the agent and its
+// libraries by /proc/self/fd); returns the end of the string.
+// What `before` preloads but the agent's own entries (its path, or its
+// held directories' /proc/self/fd ones), each after a ':' when `colon`.
+char* write_others(char* text, const char* before, bool colon) {
   const std::string& agent = agent_path();
-  text = ::stpcpy(::stpcpy(text, kPreload), agent.c_str());
   while (*before != '\0') {
     const size_t length = std::strcspn(before, ": ");
     const bool is_agent =
-        length == agent.size() && std::strncmp(before, agent.c_str(), length) == 0;
+        (length == agent.size() && std::strncmp(before, agent.c_str(), length) == 0) ||
+        std::strncmp(before, "/proc/self/fd/", 14) == 0;
     if (length != 0 && !is_agent) {
-      *text++ = ':';
+      if (colon) *text++ = ':';
+      colon = true;
       std::memcpy(text, before, length);
       text += length;
     }
@@ -90,35 +96,76 @@ char* write_preload(char* text, const char* before) {
   return text;
 }
 
+char* write_preload(char* text, const char* before, bool held) {
+  text = held ? write_held_preload(text) : ::stpcpy(::stpcpy(text, kPreload), agent_path().c_str());
+  return write_others(text, before, /*colon=*/true);
+}
+
 // The program's environment with the agent first in LD_PRELOAD (where the
 // program had its own, so that the environment the agent hands the new
 // program once it takes itself out is the one it was given, in order) and
 // its CLI named, built in `storage` (traced_environment_size bytes).
 char* const* traced_environment(void* storage, char* const* env) {
   char** out = static_cast<char**>(storage);
-  char* text = reinterpret_cast<char*>(out + entry_count(env) + 4);
+  char* text = reinterpret_cast<char*>(out + entry_count(env) + 5);
+  // From a root where the agent's paths reach nothing (a container's):
+  // through the directories it holds (held_directories.h).
+  const bool held = exec_needs_held_directories();
   size_t n = 0;
   bool preloaded = false;
   for (char* const* e = env; e != nullptr && *e != nullptr; ++e) {
     if (std::strncmp(*e, kPreload, std::strlen(kPreload)) == 0 && !preloaded) {
       preloaded = true;
       out[n++] = text;
-      text = write_preload(text, *e + std::strlen(kPreload)) + 1;
+      text = write_preload(text, *e + std::strlen(kPreload), held) + 1;
     } else if (!is_agent_entry(*e)) {
       out[n++] = *e;
     }
   }
   if (!preloaded) {
     out[n++] = text;
-    text = write_preload(text, "") + 1;
+    text = write_preload(text, "", held) + 1;
   }
   out[n++] = text;
-  text = ::stpcpy(::stpcpy(::stpcpy(text, kControlEnv), "="), control_path().c_str());
+  text = held ? write_held_control(text)
+              : ::stpcpy(::stpcpy(::stpcpy(text, kControlEnv), "="), control_path().c_str());
   out[n++] = ++text;
-  ::stpcpy(::stpcpy(text, kFollowEnv), follow_children() ? "=1" : "=0");
+  text = ::stpcpy(::stpcpy(text, kFollowEnv), follow_children() ? "=1" : "=0");
+  if (held) {
+    out[n++] = ++text;
+    write_held_list(text);
+  }
   out[n] = nullptr;
   return out;
 }
+
+// What the new program's environment gets: nothing changed (no session),
+// the agent, or none of it where the agent cannot reach the new program
+// (so that its loader says nothing about a preload it cannot open).
+enum class ExecAgent { kUnchanged, kTraced, kUntraced };
+
+ExecAgent exec_agent() {
+  if (!carries_agent()) return ExecAgent::kUnchanged;
+  if (exec_needs_held_directories() && !held_directories_reach()) return ExecAgent::kUntraced;
+  return ExecAgent::kTraced;
+}
+
+// Around an exec that passes the held directories: open across it, and
+// closed at exec again when it failed and the program goes on.
+class HeldAcrossExec {
+ public:
+  HeldAcrossExec() : held_(exec_agent() == ExecAgent::kTraced && exec_needs_held_directories()) {
+    if (held_) open_held_for_exec();
+  }
+  ~HeldAcrossExec() {
+    if (held_) rest_held_after_failed_exec();
+  }
+  HeldAcrossExec(const HeldAcrossExec&) = delete;
+  HeldAcrossExec& operator=(const HeldAcrossExec&) = delete;
+
+ private:
+  bool held_;
+};
 
 // execl's arguments, up to the NULL, into `storage` (count + 1 pointers).
 size_t list_count(va_list args) {
@@ -138,39 +185,73 @@ char* const* collect_list(void* storage, const char* first, va_list args) {
 
 }  // namespace
 
+// The environment without the agent's entries, in `storage`
+// (traced_environment_size bytes).
+char* const* untraced_environment(void* storage, char* const* env) {
+  char** out = static_cast<char**>(storage);
+  char* text = reinterpret_cast<char*>(out + entry_count(env) + 5);
+  size_t n = 0;
+  for (char* const* e = env; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, kPreload, std::strlen(kPreload)) == 0) {
+      char* const entry = text;
+      char* const list = ::stpcpy(text, kPreload);
+      text = write_others(list, *e + std::strlen(kPreload), /*colon=*/false);
+      if (text == list) {
+        text = entry;  // nothing of the program's own: no LD_PRELOAD
+      } else {
+        out[n++] = entry;
+        ++text;
+      }
+    } else if (!is_agent_entry(*e)) {
+      out[n++] = *e;
+    }
+  }
+  out[n] = nullptr;
+  return out;
+}
+
 // alloca must run in the interposer's own frame: the storage has to live
 // until the exec, which does not return when it works.
-#define DPROBE_TRACED_ENV(env) \
-  (carries_agent() ? traced_environment(alloca(traced_environment_size(env)), env) : (env))
+#define DPROBE_TRACED_ENV(env)                                         \
+  (exec_agent() == ExecAgent::kUnchanged ? (env)                       \
+   : exec_agent() == ExecAgent::kTraced                                \
+       ? traced_environment(alloca(traced_environment_size(env)), env) \
+       : untraced_environment(alloca(traced_environment_size(env)), env))
 
 DPROBE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   static const auto real = next_function<ExecveFn>("execve");
+  const HeldAcrossExec held;
   return real(path, argv, DPROBE_TRACED_ENV(envp));
 }
 
 DPROBE_EXPORT int execv(const char* path, char* const argv[]) {
   static const auto real = next_function<ExecveFn>("execve");
+  const HeldAcrossExec held;
   return real(path, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   static const auto real = next_function<ExecvpeFn>("execvpe");
+  const HeldAcrossExec held;
   return real(file, argv, DPROBE_TRACED_ENV(envp));
 }
 
 DPROBE_EXPORT int execvp(const char* file, char* const argv[]) {
   static const auto real = next_function<ExecvpeFn>("execvpe");
+  const HeldAcrossExec held;
   return real(file, argv, DPROBE_TRACED_ENV(environ));
 }
 
 DPROBE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   static const auto real = next_function<FexecveFn>("fexecve");
+  const HeldAcrossExec held;
   return real(fd, argv, DPROBE_TRACED_ENV(envp));
 }
 
 DPROBE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
                            int flags) {
   static const auto real = next_function<ExecveatFn>("execveat");
+  const HeldAcrossExec held;
   return real(dirfd, path, argv, DPROBE_TRACED_ENV(envp), flags);
 }
 
@@ -190,6 +271,7 @@ DPROBE_EXPORT int execl(const char* path, const char* arg, ...) {
   static const auto real = next_function<ExecveFn>("execve");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
+  const HeldAcrossExec held;
   return real(path, argv, DPROBE_TRACED_ENV(environ));
 }
 
@@ -197,6 +279,7 @@ DPROBE_EXPORT int execlp(const char* file, const char* arg, ...) {
   static const auto real = next_function<ExecvpeFn>("execvpe");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
+  const HeldAcrossExec held;
   return real(file, argv, DPROBE_TRACED_ENV(environ));
 }
 
@@ -205,5 +288,6 @@ DPROBE_EXPORT int execle(const char* path, const char* arg, ...) {
   DPROBE_COLLECT_ARGS(argv, arg);
   char* const* envp = va_arg(args, char* const*);  // after the NULL
   va_end(args);
+  const HeldAcrossExec held;
   return real(path, argv, DPROBE_TRACED_ENV(envp));
 }

@@ -126,9 +126,12 @@ class AgentDescriptor {
 
   // Takes `fd` (moved high, registered). False, and nothing held, when it
   // cannot be.
-  bool adopt(int fd) noexcept {
+  bool adopt(int fd) noexcept { return adopt_in_place(move_high(fd)); }
+  // Takes `fd` where it is (a number the program's environment names
+  // already: agent/held_directories.h). False, and nothing held, when it
+  // is no descriptor.
+  bool adopt_in_place(int high) noexcept {
     release();
-    const int high = move_high(fd);
     if (high < 0) return false;
     struct stat st {};
     if (raw_failed(raw_syscall(SYS_fstat, high, raw_arg(&st)))) {

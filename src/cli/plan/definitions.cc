@@ -94,8 +94,25 @@ Result<void, lang::ProbeError> add_line(const lang::SourceLine& line, TargetReso
 
 }  // namespace
 
+namespace {
+
+// With --follow, a definition whose object is not a file here (a path in
+// the root a child will have, a library only a later program loads) waits
+// for the programs that have it, as an exec'd program's definitions do.
+bool waits_for_a_later_program(const lang::ProbeError& error, const lang::SourceLine& line,
+                               bool follow, const std::string& executable, std::ostream& errors) {
+  if (!follow || error.code != lang::ErrorCode::FILE_NOT_FOUND) return false;
+  errors << "dprobe: " << printable(error.detail.empty() ? line.text : error.detail)
+         << " is not a file for " << printable(executable)
+         << ": probed in the programs --follow traces that have it: " << printable(line.text)
+         << "\n";
+  return true;
+}
+
+}  // namespace
+
 std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sources,
-                                                    std::ostream& errors) {
+                                                    std::ostream& errors, bool follow) {
   bool ok = true;
   const std::vector<lang::SourceLine> lines = collect_lines(sources, errors, &ok);
   TargetResolver resolver(sources.executable);
@@ -110,6 +127,9 @@ std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sou
   lang::DefinitionSet set;
   for (const lang::SourceLine& line : lines) {
     if (auto added = add_line(line, resolver, set); !added) {
+      if (waits_for_a_later_program(added.error(), line, follow, sources.executable, errors)) {
+        continue;
+      }
       report(added.error(), line, errors);
       ok = false;
     }

@@ -36,8 +36,10 @@ struct DefinitionSources {
 };
 
 // The loaded definitions, or nullopt when any was bad (all are reported).
+// `follow`: one whose object is not found (a path in the root a followed
+// child will have) is left to the programs that have it, and said.
 std::optional<lang::DefinitionSet> load_definitions(const DefinitionSources& sources,
-                                                    std::ostream& errors);
+                                                    std::ostream& errors, bool follow = false);
 
 // For another executable of the same trace (a traced process that exec'd):
 // the definitions that resolve there; the lines of the others are listed

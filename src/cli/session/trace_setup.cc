@@ -167,7 +167,7 @@ Result<TraceSetup, SetupFailure> set_up_trace(const TraceSettings& settings,
                                               const std::string& executable, std::ostream& errors) {
   DefinitionSources sources = settings.sources;
   sources.executable = executable;
-  auto set = load_definitions(sources, errors);
+  auto set = load_definitions(sources, errors, settings.follow);
   if (!set) return unexpected(SetupFailure{kExitBadDefinition, ""});
   if (auto disabled = disabled_ids(settings.disabled, *set); !disabled) {
     return unexpected(SetupFailure{kExitBadDefinition, printable(disabled.error().message)});

@@ -12,6 +12,7 @@
 #include "cli/clock/trace_clock.h"
 #include "cli/output/terminal_text.h"
 #include "cli/process/process_root.h"
+#include "symbols/rooted_path.h"
 #include "syscalls/syscall_table.h"
 #include "trace/event_analysis.h"
 
@@ -193,8 +194,11 @@ const lang::DefinitionSet& Tracer::set_for(const std::string& executable, pid_t 
   sources.executable = executable;
   std::vector<std::string> unresolved;
   set = std::make_unique<lang::DefinitionSet>(load_definitions_for(sources, &unresolved));
+  // Named as the process names it: a container's program by its own path.
+  const std::string root = symbols::root_of(executable);
+  const std::string shown = executable.substr(root.size());
   for (const std::string& line : unresolved) {
-    errors_ << "dprobe: " << printable(executable) << " (pid " << pid
+    errors_ << "dprobe: " << printable(shown) << " (pid " << pid
             << "): not probed there: " << printable(line) << "\n";
   }
   return *set;
