@@ -403,7 +403,7 @@ __attribute__((constructor)) void dprobe_agent_main() {
   const char* follow = std::getenv(kFollowEnv);
   init_process(control, follow != nullptr && std::strcmp(follow, "1") == 0);
   // What a program exec'd from another root needs to find the agent.
-  hold_directories(agent_path(), control_path(), follow_children());
+  prepare_held_directories(agent_path(), control_path(), follow_children());
   // Followed children find the agent in the environment they inherit.
   if (!follow_children()) scrub_environment(agent_path());
   start_session();

@@ -218,6 +218,16 @@ char* const* untraced_environment(void* storage, char* const* env) {
        ? traced_environment(alloca(traced_environment_size(env)), env) \
        : untraced_environment(alloca(traced_environment_size(env)), env))
 
+using ChrootFn = int (*)(const char*);
+
+// A new root: the agent's directories are held first, while their paths
+// still reach (held_directories.h).
+DPROBE_EXPORT int chroot(const char* path) {
+  static const auto real = next_function<ChrootFn>("chroot");
+  if (carries_agent()) hold_directories_now();
+  return real(path);
+}
+
 DPROBE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   static const auto real = next_function<ExecveFn>("execve");
   const HeldAcrossExec held;

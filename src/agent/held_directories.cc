@@ -41,6 +41,7 @@ struct Held {
   bool inherited = false;  // the agent came in through them
   bool follow = false;
   std::string agent;  // its path at start, to tell whether it still reaches
+  std::string control_path;
 };
 
 Held& held() {
@@ -192,19 +193,27 @@ char* write_file(char* text, const HeldFile& file) {
 
 }  // namespace
 
-void hold_directories(const std::string& agent, const std::string& control, bool follow) {
+void prepare_held_directories(const std::string& agent, const std::string& control, bool follow) {
   Held& h = held();
   h.follow = follow;
   h.agent = agent;
+  h.control_path = control;
   take_handed_over();
+  // Handed over: the agent's own paths go through them already.
+  if (h.inherited) hold_directories_now();
+  // With --follow, children started by the program's own paths
+  // (posix_spawn) find them through the environment they inherit.
+  if (h.inherited && follow) set_close_on_exec(false);
+}
+
+void hold_directories_now() {
+  Held& h = held();
+  if (h.preloads > 0 || h.agent.empty() || h.control_path.empty()) return;
   for (const std::string& library : needed_libraries()) {
     if (h.preloads < kMaxPreloads - 1 && hold_file(library, h.preload[h.preloads])) ++h.preloads;
   }
-  if (hold_file(agent, h.preload[h.preloads])) ++h.preloads;
-  if (!hold_file(control, h.control)) h.control.directory = -1;
-  // Handed over with --follow: children started by the program's own
-  // paths find them through the environment they inherit.
-  if (h.inherited && follow) set_close_on_exec(false);
+  if (hold_file(h.agent, h.preload[h.preloads])) ++h.preloads;
+  if (!hold_file(h.control_path, h.control)) h.control.directory = -1;
 }
 
 bool exec_needs_held_directories() {

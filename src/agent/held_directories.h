@@ -2,11 +2,12 @@
 //
 // How a traced program that changes its root (chroot, pivot_root: what a
 // container runtime does before it execs the container's program) still
-// takes the agent into the program it execs. At start the agent holds the
-// directories of its own file, of the libraries it needs besides the C
-// library, and of dprobe's socket (O_PATH, registered: the program's
-// close_range steps around them). An exec from where those paths no
-// longer reach passes them through /proc/self/fd/N instead:
+// takes the agent into the program it execs. Before the program changes
+// its root, the agent opens the directories of its own file, of the
+// libraries it needs besides the C library, and of dprobe's socket
+// (O_PATH, registered: the program's close_range steps around them). An
+// exec from where those paths no longer reach passes them through
+// /proc/self/fd/N instead:
 //
 //   LD_PRELOAD=/proc/self/fd/1001/libZydis.so.4.0:/proc/self/fd/1000/libdprobe_agent.so
 //   DPROBE_CONTROL=/proc/self/fd/1002/ctl   DPROBE_DIRS=1000,1001,1002
@@ -25,12 +26,17 @@ namespace dprobe::agent {
 
 inline constexpr const char* kDirsEnv = "DPROBE_DIRS";
 
-// At start-up, with the agent's path and the control socket's: the
-// directories handed over by the exec that started this program, or
-// opened now. `inherited_follow`: keep the handed-over ones open across
-// every exec (children the program starts by its own paths, posix_spawn,
-// find them in the environment it inherited).
-void hold_directories(const std::string& agent, const std::string& control, bool follow);
+// At start-up, with the agent's path and the control socket's: takes over
+// the directories the exec that started this program handed over
+// (DPROBE_DIRS); `follow`: keeps those open across every exec (children
+// the program starts by its own paths, posix_spawn, find them in the
+// environment they inherit).
+void prepare_held_directories(const std::string& agent, const std::string& control, bool follow);
+
+// Before the program changes its root (chroot, pivot_root), while the
+// paths still reach: opens the directories. Until then none is held, and
+// the program sees no descriptor of the agent's for them.
+void hold_directories_now();
 
 // Whether an exec must pass the held directories: the agent came through
 // them, or its path no longer reaches from this root.

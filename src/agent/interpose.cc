@@ -31,6 +31,7 @@
 #include <cstdlib>
 
 #include "agent/agent.h"
+#include "agent/held_directories.h"
 #include "agent/hit/return_probes.h"
 #include "agent/hit/syscall_hit.h"
 #include "agent/hit/thread_trace.h"
@@ -226,6 +227,9 @@ DPROBE_EXPORT long syscall(long number, ...) {
   for (long& arg : args) arg = va_arg(ap, long);
   va_end(ap);
   if (number == SYS_seccomp) dprobe::agent::before_sandbox();
+  // A new root (a container runtime's): the agent's paths reach nothing
+  // from there, its directories are held first (held_directories.h).
+  if (number == SYS_pivot_root || number == SYS_chroot) dprobe::agent::hold_directories_now();
   return libc().syscall(number, args[0], args[1], args[2], args[3], args[4], args[5]);
 }
 

@@ -187,6 +187,33 @@ TEST_F(AttachContainer, ListNamesItsObjectsAsItSeesThem) {
   EXPECT_THAT(by_path.out, HasSubstr(" busy_probe\n")) << "/app, the container's path: " << by_path;
 }
 
+// A root without /proc mounted in it (unshare -m --root without
+// --mount-proc): refused before anything is placed in the process, with
+// the reason, and the process runs on untouched.
+TEST(AttachNoProc, ARootWithoutProcIsRefusedWithTheReason) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string root = dir.file("root");
+  ASSERT_TRUE(make_root(root));
+  LiveProcess app({"/usr/bin/unshare", "-m", "--root=" + root, "/app", "1", "60"},
+                  dir.file("app.out"), dir.file("app.err"));
+  ASSERT_TRUE(app.started());
+  if (!app.wait_for_output("busy_loop: ready", patience(2))) {
+    GTEST_SKIP() << "no mount namespace here (unshare -m --root): " << app.err();
+  }
+  const pid_t pid = app.pid();
+  const TextSnapshot text = text_snapshot(pid);
+  const std::map<std::string, std::string> fds = descriptors_of(pid);
+  const RunResult run = run_dprobe(
+      {"attach", "-p", std::to_string(pid), "--duration", "0.2", "-e", "p:g/busy /app:busy_probe"});
+  EXPECT_EQ(run.status, 1) << run;
+  EXPECT_THAT(run.err, HasSubstr("without /proc mounted in it")) << run;
+  EXPECT_EQ(text_snapshot(pid), text);
+  EXPECT_EQ(descriptors_of(pid), fds);
+  const size_t printed = app.out().size();
+  EXPECT_TRUE(eventually([&] { return app.out().size() > printed; }, patience()));
+}
+
 // A rootless container: a user's own user, mount and PID namespaces
 // (`unshare -U --map-root-user`, as rootless podman makes them), traced by
 // that same user from outside, with no privilege of root's.

@@ -2,6 +2,8 @@
 #include "cli/process/agent_delivery.h"
 
 #include <dlfcn.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <utility>
@@ -35,6 +37,18 @@ std::vector<std::pair<std::string, std::string>> agent_libraries() {
   return needed;
 }
 
+// The process loads the agent from /proc/self/fd/N: its root must have
+// /proc mounted (every container runtime mounts it; a bare chroot has not).
+Result<void> check_proc_mounted(const TracedProcess& process) {
+  const std::string proc = "/proc/" + std::to_string(process.caller()) + "/root/proc";
+  struct statfs fs {};
+  if (::statfs(proc.c_str(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC) return {};
+  return fail("process " + std::to_string(process.pid()) +
+              " has a root of its own without /proc mounted in it: dprobe loads the agent there "
+              "through /proc/self/fd; mount proc in its root (as container runtimes do), or "
+              "trace it from its own root");
+}
+
 }  // namespace
 
 Result<AgentDelivery> AgentDelivery::prepare(TracedProcess& process, ControlServer& server) {
@@ -50,6 +64,7 @@ Result<AgentDelivery> AgentDelivery::prepare(TracedProcess& process, ControlServ
     *address = *found;
   }
   if (!shares_our_root(process.pid())) {
+    if (auto proc = check_proc_mounted(process); !proc) return unexpected(proc.error());
     auto files = RemoteFiles::of(process);
     if (!files) return unexpected(files.error());
     delivery.files_.emplace(std::move(*files));
