@@ -56,8 +56,15 @@ class TraceFormatter {
   // instead of "ip","sym"; a *_sym key is left out when the address is
   // unknown. u/s values are numbers, x and symbol values strings, a faulted
   // string null, a broken field the string "(bad)".
+  // `own`: the process's and thread's ids in its own PID namespace, where
+  // the record's are the host's: "ns_pid","ns_tid" follow "tid".
+  struct NamespaceIds {
+    uint32_t pid;
+    uint32_t tid;
+  };
   void format_json(const EventDesc& ev, std::span<const std::byte> record, std::string_view comm,
-                   std::string& out, std::optional<uint64_t> ns = std::nullopt) const;
+                   std::string& out, std::optional<uint64_t> ns = std::nullopt,
+                   const NamespaceIds* own = nullptr) const;
 
  private:
   const Symbolizer* symbolizer_;

@@ -24,7 +24,8 @@ class JsonLine : LineWriter {
  public:
   using LineWriter::LineWriter;
 
-  void header(const EventDesc& ev, std::string_view comm, uint64_t ns) {
+  void header(const EventDesc& ev, std::string_view comm, uint64_t ns,
+              const TraceFormatter::NamespaceIds* own) {
     const RecordHeader& h = record_.header();
     const Timestamp ts = split_timestamp(ns);
     out_.append("{\"ts\":", 6);
@@ -37,6 +38,12 @@ class JsonLine : LineWriter {
     append_decimal(out_, h.pid);
     key("tid");
     append_decimal(out_, h.tid);
+    if (own != nullptr) {
+      key("ns_pid");
+      append_decimal(out_, own->pid);
+      key("ns_tid");
+      append_decimal(out_, own->tid);
+    }
     key("cpu");
     append_decimal(out_, h.cpu);
     key("group");
@@ -198,10 +205,10 @@ class JsonLine : LineWriter {
 
 void TraceFormatter::format_json(const EventDesc& ev, std::span<const std::byte> record,
                                  std::string_view comm, std::string& out,
-                                 std::optional<uint64_t> ns) const {
+                                 std::optional<uint64_t> ns, const NamespaceIds* own) const {
   const RecordView view(record);
   JsonLine line(view, symbolizer_, out);
-  line.header(ev, comm, ns.value_or(timestamp_ns(view.header())));
+  line.header(ev, comm, ns.value_or(timestamp_ns(view.header())), own);
   line.ip_fields(ev);
   line.args(ev);
   line.stack(ev);

@@ -96,6 +96,18 @@ TEST(AttachNamespace, AProcessOfItsOwnPidNamespaceDetachesCleanly) {
   for (const TraceLine& line : lines) {
     ASSERT_TRUE(host_tids.contains(line.tid)) << "tid " << line.tid << " is no thread's host id";
   }
+  // --json keeps the namespace's ids beside the host's, to match the
+  // container's own logs.
+  const std::string json = dir.file("trace.json");
+  const RunResult as_json =
+      run_dprobe({"attach", "-p", std::to_string(pid), "-e", "p:g/busy busy_probe", "--duration",
+                  "0.2", "--json", "-o", json, "--buffer-size", "4k"});
+  EXPECT_EQ(as_json.status, 0) << as_json;
+  const std::string text = read_file(json);
+  const std::string first = text.substr(0, text.find('\n'));
+  EXPECT_THAT(first, HasSubstr("\"pid\":" + std::to_string(pid) + ",")) << first;
+  EXPECT_THAT(first, HasSubstr("\"ns_pid\":1,")) << first;
+  EXPECT_THAT(first, HasSubstr("\"ns_tid\":")) << first;
 }
 
 }  // namespace

@@ -174,7 +174,9 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   }
   if (header->type >= events_by_id_.size() || events_by_id_[header->type] == nullptr) return;
   trace::RecordHeader host_header;
+  std::optional<trace::TraceFormatter::NamespaceIds> own;
   if (ids_ && ids_->translates()) {
+    own = trace::TraceFormatter::NamespaceIds{header->pid, header->tid};
     host_header = *header;
     host_header.pid = ids_->host_pid();
     host_header.tid = ids_->host_tid(header->tid);
@@ -196,7 +198,7 @@ void TraceReader::take(Slot& slot, const trace::RecordHeader* header,
   if (format_ == OutputFormat::kRecord) {
     text += chunks_;
   } else if (format_ == OutputFormat::kJson) {
-    formatter_.format_json(event, record, slot.comm, text, ns);
+    formatter_.format_json(event, record, slot.comm, text, ns, own ? &*own : nullptr);
   } else {
     formatter_.format_text(event, record, slot.comm, text, ns);
   }
