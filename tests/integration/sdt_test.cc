@@ -184,7 +184,7 @@ TEST(Sdt, PythonFunctionsCalledFromCAndItsCollections) {
        "p " + py + "gc__start gen=$arg1", "p " + py + "gc__done"},
       {kPython, dir.file("calls.py")});
   ASSERT_EQ(run.status, 0) << run;
-  EXPECT_THAT(run.out, ::testing::HasSubstr("703\n"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("703\n")) << run.err;
   const std::vector<TraceLine> lines = parse_trace(run.out);
   size_t returns = 0;
   for (const TraceLine& line : lines) {
