@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/container_root.h"
 #include "integration/dprobe_run.h"
 #include "integration/live_process.h"
 
@@ -25,34 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-// What `ldd` says `program` loads: the libraries' and the loader's paths.
-std::vector<std::string> loaded_files(const std::string& program) {
-  const RunResult ldd = run_program({"/usr/bin/ldd", program});
-  std::vector<std::string> files;
-  std::istringstream lines(ldd.out);
-  for (std::string word; lines >> word;) {
-    if (word.starts_with('/') && fs::exists(word)) files.push_back(word);
-  }
-  return files;
-}
-
-// A root of its own for busy_loop_O2: the program as /app, the files it
-// loads at their own paths, and an empty /proc and /tmp.
-bool make_root(const std::string& root) {
-  std::error_code ec;
-  fs::create_directories(root + "/proc", ec);
-  fs::create_directories(root + "/tmp", ec);
-  fs::copy_file(program("busy_loop_O2"), root + "/app", ec);
-  if (ec) return false;
-  const std::vector<std::string> files = loaded_files(program("busy_loop_O2"));
-  for (const std::string& file : files) {
-    fs::create_directories(root + fs::path(file).parent_path().string(), ec);
-    fs::copy_file(fs::canonical(file), root + file, ec);
-    if (ec) return false;
-  }
-  return !files.empty();
-}
 
 // Every file below `root`, /proc left out.
 std::set<std::string> files_below(const std::string& root) {
@@ -140,12 +113,7 @@ TEST_F(AttachContainer, TwentyAttachesTraceItAndLeaveItAsItWas) {
     const RunResult run =
         attach({"p:g/busy busy_probe t=%di", "p:g/nap libc.so.6:nanosleep"}, trace);
     ASSERT_EQ(run.status, 0) << "attach " << i << ": " << run;
-    const std::vector<ProfileRow> profile = parse_profile(run.err);
-    const auto busy = profile_row(profile, "busy");
-    const auto nap = profile_row(profile, "nap");
-    ASSERT_TRUE(busy && nap) << run;
-    EXPECT_GT(busy->hits, 0u) << "attach " << i << ": " << run;
-    EXPECT_GT(nap->hits, 0u) << "attach " << i << ": " << run;
+    expect_hits(run, {"busy", "nap"});
     EXPECT_EQ(text_snapshot(pid_), text) << "attach " << i << " left its text patched";
     if (i == 0) {
       fds = descriptors_of(pid_);
@@ -170,12 +138,7 @@ TEST_F(AttachContainer, ProbesNameItsFilesByItsPathsOrOurs) {
               "p:g/lib " + libc + ":nanosleep"},
              dir_.file("trace"));
   ASSERT_EQ(run.status, 0) << run;
-  const std::vector<ProfileRow> profile = parse_profile(run.err);
-  for (const char* event : {"inside", "outside", "lib"}) {
-    const auto row = profile_row(profile, event);
-    ASSERT_TRUE(row) << event << ": " << run;
-    EXPECT_GT(row->hits, 0u) << event << ": " << run;
-  }
+  expect_hits(run, {"inside", "outside", "lib"});
 }
 
 TEST_F(AttachContainer, ListNamesItsObjectsAsItSeesThem) {
@@ -247,12 +210,7 @@ TEST(AttachRootless, AUsersOwnContainerIsTracedByThatUser) {
                  "p:g/busy /app:busy_probe", "-e", "p:g/nap libc.so.6:nanosleep"});
   const RunResult run = run_program(attach);
   ASSERT_EQ(run.status, 0) << run;
-  const std::vector<ProfileRow> profile = parse_profile(run.err);
-  for (const char* event : {"busy", "nap"}) {
-    const auto row = profile_row(profile, event);
-    ASSERT_TRUE(row) << event << ": " << run;
-    EXPECT_GT(row->hits, 0u) << event << ": " << run;
-  }
+  expect_hits(run, {"busy", "nap"});
 }
 
 // `podman run --rootfs`: a real container runtime's container, attached
@@ -320,12 +278,7 @@ TEST(AttachPodman, AContainersProcessIsTracedFromTheHost) {
       {"attach", "-p", std::to_string(pid), "--duration", "0.3", "--profile", "-o",
        dir.file("trace"), "-e", "p:g/busy /app:busy_probe", "-e", "p:g/nap libc.so.6:nanosleep"});
   ASSERT_EQ(run.status, 0) << run;
-  const std::vector<ProfileRow> profile = parse_profile(run.err);
-  for (const char* event : {"busy", "nap"}) {
-    const auto row = profile_row(profile, event);
-    ASSERT_TRUE(row) << event << ": " << run;
-    EXPECT_GT(row->hits, 0u) << event << ": " << run;
-  }
+  expect_hits(run, {"busy", "nap"});
   EXPECT_EQ(text_snapshot(pid), text);
 }
 

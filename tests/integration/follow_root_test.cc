@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/container_root.h"
 #include "integration/dprobe_run.h"
 #include "integration/live_process.h"
 
@@ -24,27 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// busy_loop_O2 as /app, with the files `ldd` says it loads, and an empty
-// /proc and /tmp.
-bool make_root(const std::string& root) {
-  std::error_code ec;
-  fs::create_directories(root + "/proc", ec);
-  fs::create_directories(root + "/tmp", ec);
-  fs::copy_file(program("busy_loop_O2"), root + "/app", ec);
-  if (ec) return false;
-  const RunResult ldd = run_program({"/usr/bin/ldd", program("busy_loop_O2")});
-  std::istringstream words(ldd.out);
-  size_t copied = 0;
-  for (std::string word; words >> word;) {
-    if (!word.starts_with('/') || !fs::exists(word)) continue;
-    fs::create_directories(root + fs::path(word).parent_path().string(), ec);
-    fs::copy_file(fs::canonical(word), root + word, ec);
-    if (ec) return false;
-    ++copied;
-  }
-  return copied > 0;
-}
 
 class FollowRoot : public ::testing::Test {
  protected:
@@ -91,12 +71,8 @@ TEST_F(FollowRoot, AProgramInANewRootIsTracedByItsPaths) {
                                  "--follow traces that have it"))
       << run;
   EXPECT_THAT(run.err, Not(HasSubstr("ld.so"))) << run;
+  expect_hits(run, {"inside", "outside", "nap"});
   const std::vector<ProfileRow> profile = parse_profile(run.err);
-  for (const char* event : {"inside", "outside", "nap"}) {
-    const auto row = profile_row(profile, event);
-    ASSERT_TRUE(row) << event << ": " << run;
-    EXPECT_GT(row->hits, 0u) << event << ": " << run;
-  }
   const auto inside = profile_row(profile, "inside");
   const auto outside = profile_row(profile, "outside");
   EXPECT_EQ(inside->hits + inside->misses, outside->hits + outside->misses)
