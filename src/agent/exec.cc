@@ -12,6 +12,7 @@
 // new environment is built on the stack (alloca) of the interposer itself.
 #include <alloca.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "agent/controller.h"
 #include "agent/held_directories.h"
 #include "agent/interpose.h"
+#include "arch/runtime/raw_syscall.h"
 
 #define DPROBE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -146,8 +148,15 @@ enum class ExecAgent { kUnchanged, kTraced, kUntraced };
 
 ExecAgent exec_agent() {
   if (!carries_agent()) return ExecAgent::kUnchanged;
-  if (exec_needs_held_directories() && !held_directories_reach()) return ExecAgent::kUntraced;
-  return ExecAgent::kTraced;
+  if (exec_needs_held_directories()) {
+    return held_directories_reach() ? ExecAgent::kTraced : ExecAgent::kUntraced;
+  }
+  // Its path reaches nothing from here (a root of its own that holds no
+  // directories, an agent loaded from a memfd by attach): a preload the
+  // new program's loader could not open, and would say so on its stderr.
+  const bool reaches = !dprobe::arch::raw_failed(dprobe::arch::raw_syscall(
+      SYS_faccessat, AT_FDCWD, dprobe::arch::raw_arg(agent_path().c_str()), R_OK));
+  return reaches ? ExecAgent::kTraced : ExecAgent::kUntraced;
 }
 
 // Around an exec that passes the held directories: open across it, and

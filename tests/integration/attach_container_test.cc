@@ -26,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Every file below `root`, /proc left out.
 std::set<std::string> files_below(const std::string& root) {
@@ -175,6 +176,31 @@ TEST(AttachNoProc, ARootWithoutProcIsRefusedWithTheReason) {
   EXPECT_EQ(descriptors_of(pid), fds);
   const size_t printed = app.out().size();
   EXPECT_TRUE(eventually([&] { return app.out().size() > printed; }, patience()));
+}
+
+// The process execs after the attach. Its agent came from a memfd, whose
+// path names nothing in the new program: that program runs untraced, and
+// its loader says nothing about a preload it cannot open.
+TEST(AttachContainerExec, AProgramExecdFromItRunsAndSaysNothingOfTheAgent) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string root = dir.file("root");
+  ASSERT_TRUE(make_root(root, {"/bin/sh", "/bin/sleep"}));
+  LiveProcess shell({"/usr/bin/unshare", "-fpm", "--mount-proc", "--root=" + root, "/bin/sh", "-c",
+                     "echo ready; /bin/sleep 1; exec /app 1 0.2"},
+                    dir.file("sh.out"), dir.file("sh.err"));
+  ASSERT_TRUE(shell.started());
+  if (!shell.wait_for_output("ready", patience(2))) {
+    GTEST_SKIP() << "no mount and PID namespaces here: " << shell.err();
+  }
+  const pid_t pid = first_child(shell.pid());
+  ASSERT_NE(pid, 0);
+  // Attached still when the shell execs, half a second on.
+  const RunResult run = run_dprobe({"attach", "-p", std::to_string(pid), "--duration", "3", "-e",
+                                    "p:g/nap libc.so.6:nanosleep", "-o", "/dev/null"});
+  EXPECT_EQ(run.status, 0) << run;
+  EXPECT_TRUE(shell.wait_for_output("busy_loop: done", patience(4))) << shell.err();
+  EXPECT_THAT(shell.err(), Not(HasSubstr("ld.so"))) << shell.err();
 }
 
 // A rootless container: a user's own user, mount and PID namespaces

@@ -32,22 +32,37 @@ inline std::vector<std::string> loaded_files(const std::string& program) {
   return files;
 }
 
+// `file` and what it loads, at their own paths below `root`.
+inline bool copy_with_libraries(const std::string& root, const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::string> files = loaded_files(file);
+  if (files.empty()) return false;
+  files.push_back(file);
+  for (const std::string& each : files) {
+    fs::create_directories(root + fs::path(each).parent_path().string(), ec);
+    fs::copy_file(fs::canonical(each), root + each, fs::copy_options::skip_existing, ec);
+    if (ec) return false;
+  }
+  return true;
+}
+
 // busy_loop_O2 as ROOT/app, the files it loads at their own paths below
-// ROOT, and an empty /proc and /tmp.
-inline bool make_root(const std::string& root) {
+// ROOT, `programs` (a shell, sleep) with theirs, and an empty /proc and
+// /tmp.
+inline bool make_root(const std::string& root, const std::vector<std::string>& programs = {}) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(root + "/proc", ec);
   fs::create_directories(root + "/tmp", ec);
   fs::copy_file(program("busy_loop_O2"), root + "/app", ec);
-  if (ec) return false;
-  const std::vector<std::string> files = loaded_files(program("busy_loop_O2"));
-  for (const std::string& file : files) {
-    fs::create_directories(root + fs::path(file).parent_path().string(), ec);
-    fs::copy_file(fs::canonical(file), root + file, ec);
-    if (ec) return false;
+  if (ec || loaded_files(program("busy_loop_O2")).empty()) return false;
+  if (!copy_with_libraries(root, program("busy_loop_O2"))) return false;
+  fs::remove(root + program("busy_loop_O2"), ec);  // it is /app there
+  for (const std::string& each : programs) {
+    if (!copy_with_libraries(root, each)) return false;
   }
-  return !files.empty();
+  return true;
 }
 
 // Each of `events` is in the run's profile, with hits.
