@@ -104,8 +104,37 @@ int connect_to(const char* path, int32_t& peer_pid) {
 struct AdoptedControl {
   int fd = -1;
   int32_t tracer = 0;
+  bool follow = false;
 };
 constinit AdoptedControl g_adopted;
+
+// With --follow, dprobe's directory, sent over that channel (SCM_RIGHTS)
+// before anything else: the process's children connect to the socket in
+// it through /proc/self/fd/N/ctl, whatever their root.
+arch::AgentDescriptor& control_directory() {
+  static arch::AgentDescriptor& held = *new arch::AgentDescriptor;
+  return held;
+}
+char g_control_through_directory[64];
+
+void receive_control_directory(int socket) {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = space;
+  message.msg_controllen = sizeof(space);
+  if (::recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return;
+  const cmsghdr* header = CMSG_FIRSTHDR(&message);
+  if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return;
+  int directory = -1;
+  std::memcpy(&directory, CMSG_DATA(header), sizeof(directory));
+  if (!control_directory().adopt(directory)) return;
+  std::snprintf(g_control_through_directory, sizeof(g_control_through_directory),
+                "/proc/self/fd/%d/ctl", control_directory().fd());
+}
 
 int control_connection(const char* path, int32_t& peer_pid) {
   if (g_adopted.fd < 0) return connect_to(path, peer_pid);
@@ -448,9 +477,12 @@ extern "C" __attribute__((visibility("default"))) int dprobe_agent_close(void* l
 // `dprobe attach` into a process whose root is not its own hands the
 // agent the process's end of a socket pair through this, before the hook
 // starts the session on it; `tracer` is that dprobe's pid.
-extern "C" __attribute__((visibility("default"))) int dprobe_agent_adopt_control(int fd,
-                                                                                 int tracer) {
-  dprobe::agent::g_adopted = {fd, tracer};
+extern "C" __attribute__((visibility("default"))) int dprobe_agent_adopt_control(int fd, int tracer,
+                                                                                 int follow) {
+  using namespace dprobe::agent;
+  const AgentWork work;
+  g_adopted = {fd, tracer, follow == 1};
+  if (follow == 1) receive_control_directory(fd);
   return 0;
 }
 
@@ -459,6 +491,11 @@ extern "C" __attribute__((visibility("default"))) int dprobe_agent_attach(const 
   using namespace dprobe::agent;
   const AgentWork work;  // on the thread dprobe attach borrowed
   if (control == nullptr || Controller::instance().running()) return -1;
+  // A channel made by descriptor (a container's process) says how to follow.
+  if (g_adopted.fd >= 0) {
+    follow = g_adopted.follow ? 1 : 0;
+    if (g_control_through_directory[0] != '\0') control = g_control_through_directory;
+  }
   init_process(control, follow == 1);
   set_loaded_late();
   bind_interposers();

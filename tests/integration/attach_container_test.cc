@@ -203,6 +203,36 @@ TEST(AttachContainerExec, AProgramExecdFromItRunsAndSaysNothingOfTheAgent) {
   EXPECT_THAT(shell.err(), Not(HasSubstr("ld.so"))) << shell.err();
 }
 
+// --follow into a container: the agent gets dprobe's directory over its
+// channel, and the process's children (each subshell here) connect
+// through it and are traced, by their host pids. The programs they exec
+// (sleep) run untraced, quietly.
+TEST(AttachContainerFollow, ChildrenOfAContainersProcessAreTraced) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string root = dir.file("root");
+  ASSERT_TRUE(make_root(root, {"/bin/sh", "/bin/sleep"}));
+  LiveProcess shell({"/usr/bin/unshare", "-fpm", "--mount-proc", "--root=" + root, "/bin/sh", "-c",
+                     "echo ready; while :; do (echo x > /tmp/x); /bin/sleep 0.05; done"},
+                    dir.file("sh.out"), dir.file("sh.err"));
+  ASSERT_TRUE(shell.started());
+  if (!shell.wait_for_output("ready", patience(2))) {
+    GTEST_SKIP() << "no mount and PID namespaces here: " << shell.err();
+  }
+  const pid_t pid = first_child(shell.pid());
+  ASSERT_NE(pid, 0);
+  const std::string trace = dir.file("trace");
+  const RunResult run = run_dprobe({"attach", "--follow", "-p", std::to_string(pid), "--duration",
+                                    "1", "-e", "p:g/w libc.so.6:write", "-o", trace});
+  ASSERT_EQ(run.status, 0) << run;
+  std::set<uint64_t> children;
+  for (const TraceLine& line : parse_trace(read_file(trace))) {
+    if (line.tid != static_cast<uint64_t>(pid)) children.insert(line.tid);
+  }
+  EXPECT_GE(children.size(), 2u) << "subshells traced: " << run;
+  EXPECT_THAT(shell.err(), Not(HasSubstr("ld.so"))) << shell.err();
+}
+
 // A rootless container: a user's own user, mount and PID namespaces
 // (`unshare -U --map-root-user`, as rootless podman makes them), traced by
 // that same user from outside, with no privilege of root's.

@@ -168,11 +168,6 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
   const pid_t pid = process.pid();
   auto delivery = AgentDelivery::prepare(process, server);
   if (!delivery) return unexpected(delivery.error());
-  if (follow && delivery->by_descriptor()) {
-    return fail(
-        "--follow is not supported for a process whose root is not dprobe's (a "
-        "container): its children could not reach dprobe; attach without it");
-  }
   // Where the main thread goes back to after the calls: no jump may cover
   // it until it has gone on.
   SessionOptions session_options = options;
@@ -183,7 +178,7 @@ Result<std::unique_ptr<Session>> inject(TracedProcess& process, ControlServer& s
     session_options.caller_places.push_back(stop->pc - arch::kSyscallInsnBytes);
   }
   process.release_other_threads();
-  if (auto agent = delivery->load_agent(); !agent) return unexpected(agent.error());
+  if (auto agent = delivery->load_agent(follow); !agent) return unexpected(agent.error());
 
   // While the agent arms, the program's threads are held (thread_hold.h).
   ThreadHold hold(process);

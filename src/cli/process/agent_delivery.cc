@@ -2,10 +2,13 @@
 #include "cli/process/agent_delivery.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -35,6 +38,30 @@ std::vector<std::pair<std::string, std::string>> agent_libraries() {
     if (!the_process_has(soname)) needed.insert(needed.begin(), {soname, path});
   }
   return needed;
+}
+
+// With --follow: an O_PATH descriptor of dprobe's directory, over `socket`
+// ahead of anything else, so that the process's children reach the control
+// socket in it through /proc/self/fd/N (agent.cc).
+bool send_directory(int socket, const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char byte = 'd';
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = space;
+  message.msg_controllen = sizeof(space);
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &fd, sizeof(fd));
+  const bool sent = ::sendmsg(socket, &message, MSG_NOSIGNAL) == 1;
+  ::close(fd);
+  return sent;
 }
 
 // The process loads the agent from /proc/self/fd/N: its root must have
@@ -140,13 +167,13 @@ Result<uint64_t> AgentDelivery::loaded(const std::string& soname, int flags) {
                        std::chrono::seconds(10));
 }
 
-Result<uint64_t> AgentDelivery::load_agent() {
-  auto agent = load_agent_and_libraries();
+Result<uint64_t> AgentDelivery::load_agent(bool follow) {
+  auto agent = load_agent_and_libraries(follow);
   if (!agent && by_descriptor()) close_copies(/*probes_armed=*/false);
   return agent;
 }
 
-Result<uint64_t> AgentDelivery::load_agent_and_libraries() {
+Result<uint64_t> AgentDelivery::load_agent_and_libraries(bool follow) {
   constexpr int kFlags = RTLD_NOW | RTLD_GLOBAL;
   if (by_descriptor()) {
     // Each found by its soname when the agent names it, already loaded.
@@ -174,7 +201,7 @@ Result<uint64_t> AgentDelivery::load_agent_and_libraries() {
     *address = *found;
   }
   if (by_descriptor()) {
-    if (auto handed = hand_control(); !handed) return unexpected(handed.error());
+    if (auto handed = hand_control(follow); !handed) return unexpected(handed.error());
   }
   return agent_;
 }
@@ -188,14 +215,20 @@ Result<uint64_t> AgentDelivery::agent_function(const std::string& name) {
 
 // The agent's end of a socket pair the process made; ours is the
 // connection the session takes from the server.
-Result<void> AgentDelivery::hand_control() {
+Result<void> AgentDelivery::hand_control(bool follow) {
   auto adopt = agent_function("dprobe_agent_adopt_control");
   if (!adopt) return unexpected(adopt.error());
   if (*adopt == 0) return fail("the agent cannot take its channel from dprobe (an older build?)");
   auto pair = files_->socket_pair();
   if (!pair) return unexpected(pair.error());
+  if (follow && !send_directory(pair->local, server_.directory())) {
+    files_->close(pair->remote);
+    ::close(pair->local);
+    return fail("cannot hand the process dprobe's directory: " + std::string(std::strerror(errno)));
+  }
   auto adopted = process_.call(
-      *adopt, {static_cast<uint64_t>(pair->remote), static_cast<uint64_t>(::getpid())},
+      *adopt,
+      {static_cast<uint64_t>(pair->remote), static_cast<uint64_t>(::getpid()), follow ? 1u : 0u},
       std::chrono::seconds(10));
   if (!adopted) {
     files_->close(pair->remote);

@@ -41,7 +41,9 @@ class AgentDelivery {
   // Loads the agent (RTLD_GLOBAL: the hook finds its entry by name);
   // by descriptor, its libraries first and then its end of the control
   // channel. The agent's handle.
-  Result<uint64_t> load_agent();
+  // `follow`: by descriptor, the agent gets dprobe's directory too, for
+  // the process's children to reach it.
+  Result<uint64_t> load_agent(bool follow);
   // Loads a fresh copy of the hook, which starts the session inside the
   // loader's lock; `between` runs here meanwhile (TracedProcess::call).
   Result<uint64_t> load_hook(bool follow, std::chrono::milliseconds timeout,
@@ -61,9 +63,9 @@ class AgentDelivery {
   Result<uint64_t> load_copy(const std::string& name, const std::string& source, int flags,
                              std::chrono::milliseconds timeout = std::chrono::seconds(10),
                              const std::function<void()>& between = {});
-  Result<uint64_t> load_agent_and_libraries();
+  Result<uint64_t> load_agent_and_libraries(bool follow);
   Result<uint64_t> agent_function(const std::string& name);
-  Result<void> hand_control();
+  Result<void> hand_control(bool follow);
   Result<uint64_t> loaded(const std::string& soname, int flags);
   void close_copies(bool probes_armed);
 
