@@ -441,6 +441,11 @@ __attribute__((constructor)) void dprobe_agent_main() {
 }  // namespace
 
 const std::string& control_path() { return config().path; }
+
+void close_control_directory() {
+  control_directory().close();
+  g_control_through_directory[0] = '\0';
+}
 bool follow_children() { return config().follow; }
 const std::string& agent_path() { return config().agent; }
 

@@ -20,6 +20,10 @@ inline constexpr const char* kFollowEnv = "DPROBE_FOLLOW";
 
 // The CLI's socket, empty when the agent never had a session.
 const std::string& control_path();
+// Closes dprobe's directory, handed over by `attach --follow` into a
+// container (agent.cc): at the end of a session no descriptor of the
+// host's stays in the process.
+void close_control_directory();
 // --follow: children (forked, or started with exec) are traced too.
 bool follow_children();
 // The agent library's own path, for LD_PRELOAD.

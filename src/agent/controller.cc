@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "agent/agent.h"
 #include "agent/agent_state.h"
 #include "agent/held_threads.h"
 #include "agent/hit/thread_trace.h"
@@ -240,6 +241,7 @@ void Controller::disarm_for_detach(int socket) {
 void Controller::let_go() {
   disarm_everything();
   publish_session(0);
+  close_control_directory();
   std::lock_guard lock(mutex_);
   socket_->close();  // only if the number is still ours
   closed_ = true;

@@ -221,6 +221,7 @@ TEST(AttachContainerFollow, ChildrenOfAContainersProcessAreTraced) {
   }
   const pid_t pid = first_child(shell.pid());
   ASSERT_NE(pid, 0);
+  const std::map<std::string, std::string> untraced = descriptors_of(pid);
   const std::string trace = dir.file("trace");
   const RunResult run = run_dprobe({"attach", "--follow", "-p", std::to_string(pid), "--duration",
                                     "1", "-e", "p:g/w libc.so.6:write", "-o", trace});
@@ -229,6 +230,9 @@ TEST(AttachContainerFollow, ChildrenOfAContainersProcessAreTraced) {
   for (const TraceLine& line : parse_trace(read_file(trace))) {
     if (line.tid != static_cast<uint64_t>(pid)) children.insert(line.tid);
   }
+  // dprobe's directory, handed over for the children, is closed again.
+  EXPECT_TRUE(only_the_agents_own(untraced, descriptors_of(pid)))
+      << ::testing::PrintToString(descriptors_of(pid));
   EXPECT_GE(children.size(), 2u) << "subshells traced: " << run;
   EXPECT_THAT(shell.err(), Not(HasSubstr("ld.so"))) << shell.err();
 }
