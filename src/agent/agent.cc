@@ -118,20 +118,10 @@ arch::AgentDescriptor& control_directory() {
 char g_control_through_directory[64];
 
 void receive_control_directory(int socket) {
-  char byte = 0;
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = space;
-  message.msg_controllen = sizeof(space);
-  if (::recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return;
-  const cmsghdr* header = CMSG_FIRSTHDR(&message);
-  if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return;
-  int directory = -1;
-  std::memcpy(&directory, CMSG_DATA(header), sizeof(directory));
-  if (!control_directory().adopt(directory)) return;
+  std::byte marker{};
+  auto got = protocol::receive_with_descriptor(socket, std::span(&marker, 1), MSG_DONTWAIT);
+  if (!got || got->fd < 0) return;
+  if (!control_directory().adopt(got->fd)) return;
   std::snprintf(g_control_through_directory, sizeof(g_control_through_directory),
                 "/proc/self/fd/%d/ctl", control_directory().fd());
 }

@@ -107,12 +107,11 @@ char* write_preload(char* text, const char* before, bool held) {
 // program had its own, so that the environment the agent hands the new
 // program once it takes itself out is the one it was given, in order) and
 // its CLI named, built in `storage` (traced_environment_size bytes).
-char* const* traced_environment(void* storage, char* const* env) {
+// `held`: from a root where the agent's paths reach nothing (a
+// container's), through the directories it holds (held_directories.h).
+char* const* traced_environment(void* storage, char* const* env, bool held) {
   char** out = static_cast<char**>(storage);
   char* text = reinterpret_cast<char*>(out + entry_count(env) + 5);
-  // From a root where the agent's paths reach nothing (a container's):
-  // through the directories it holds (held_directories.h).
-  const bool held = exec_needs_held_directories();
   size_t n = 0;
   bool preloaded = false;
   for (char* const* e = env; e != nullptr && *e != nullptr; ++e) {
@@ -141,59 +140,6 @@ char* const* traced_environment(void* storage, char* const* env) {
   return out;
 }
 
-// What the new program's environment gets: nothing changed (no session),
-// the agent, or none of it where the agent cannot reach the new program
-// (so that its loader says nothing about a preload it cannot open).
-enum class ExecAgent { kUnchanged, kTraced, kUntraced };
-
-ExecAgent exec_agent() {
-  if (!carries_agent()) return ExecAgent::kUnchanged;
-  if (exec_needs_held_directories()) {
-    return held_directories_reach() ? ExecAgent::kTraced : ExecAgent::kUntraced;
-  }
-  // Its path reaches nothing from here (a root of its own that holds no
-  // directories, an agent loaded from a memfd by attach): a preload the
-  // new program's loader could not open, and would say so on its stderr.
-  const bool reaches = !dprobe::arch::raw_failed(dprobe::arch::raw_syscall(
-      SYS_faccessat, AT_FDCWD, dprobe::arch::raw_arg(agent_path().c_str()), R_OK));
-  return reaches ? ExecAgent::kTraced : ExecAgent::kUntraced;
-}
-
-// Around an exec that passes the held directories: open across it, and
-// closed at exec again when it failed and the program goes on.
-class HeldAcrossExec {
- public:
-  HeldAcrossExec() : held_(exec_agent() == ExecAgent::kTraced && exec_needs_held_directories()) {
-    if (held_) open_held_for_exec();
-  }
-  ~HeldAcrossExec() {
-    if (held_) rest_held_after_failed_exec();
-  }
-  HeldAcrossExec(const HeldAcrossExec&) = delete;
-  HeldAcrossExec& operator=(const HeldAcrossExec&) = delete;
-
- private:
-  bool held_;
-};
-
-// execl's arguments, up to the NULL, into `storage` (count + 1 pointers).
-size_t list_count(va_list args) {
-  size_t n = 1;  // the first argument, named
-  while (va_arg(args, char*) != nullptr) ++n;
-  return n;
-}
-
-char* const* collect_list(void* storage, const char* first, va_list args) {
-  char** out = static_cast<char**>(storage);
-  size_t n = 0;
-  out[n++] = const_cast<char*>(first);
-  while (char* arg = va_arg(args, char*)) out[n++] = arg;
-  out[n] = nullptr;
-  return out;
-}
-
-}  // namespace
-
 // The environment without the agent's entries, in `storage`
 // (traced_environment_size bytes).
 char* const* untraced_environment(void* storage, char* const* env) {
@@ -219,13 +165,75 @@ char* const* untraced_environment(void* storage, char* const* env) {
   return out;
 }
 
+// What the new program's environment gets: nothing changed (no session),
+// the agent, or none of it where the agent cannot reach the new program
+// (so that its loader says nothing about a preload it cannot open).
+enum class ExecAgent { kUnchanged, kTraced, kUntraced };
+
+ExecAgent exec_agent() {
+  if (!carries_agent()) return ExecAgent::kUnchanged;
+  if (exec_needs_held_directories()) {
+    return held_directories_reach() ? ExecAgent::kTraced : ExecAgent::kUntraced;
+  }
+  // Its path reaches nothing from here (a root of its own that holds no
+  // directories, an agent loaded from a memfd by attach): a preload the
+  // new program's loader could not open, and would say so on its stderr.
+  const bool reaches = !dprobe::arch::raw_failed(dprobe::arch::raw_syscall(
+      SYS_faccessat, AT_FDCWD, dprobe::arch::raw_arg(agent_path().c_str()), R_OK));
+  return reaches ? ExecAgent::kTraced : ExecAgent::kUntraced;
+}
+
+// What an exec passes the new program, decided once, before it: its
+// environment as it is, with the agent, or without the agent's entries;
+// and where the agent comes through held directories, those open across
+// the exec, closed at exec again when it failed and the program goes on.
+class ExecPlan {
+ public:
+  ExecPlan()
+      : agent_(exec_agent()), held_(agent_ == ExecAgent::kTraced && exec_needs_held_directories()) {
+    if (held_) open_held_for_exec();
+  }
+  ~ExecPlan() {
+    if (held_) rest_held_after_failed_exec();
+  }
+  ExecPlan(const ExecPlan&) = delete;
+  ExecPlan& operator=(const ExecPlan&) = delete;
+
+  bool changes_environment() const { return agent_ != ExecAgent::kUnchanged; }
+  // Into `storage` (traced_environment_size bytes).
+  char* const* environment(void* storage, char* const* env) const {
+    return agent_ == ExecAgent::kTraced ? traced_environment(storage, env, held_)
+                                        : untraced_environment(storage, env);
+  }
+
+ private:
+  ExecAgent agent_;
+  bool held_;
+};
+
+// execl's arguments, up to the NULL, into `storage` (count + 1 pointers).
+size_t list_count(va_list args) {
+  size_t n = 1;  // the first argument, named
+  while (va_arg(args, char*) != nullptr) ++n;
+  return n;
+}
+
+char* const* collect_list(void* storage, const char* first, va_list args) {
+  char** out = static_cast<char**>(storage);
+  size_t n = 0;
+  out[n++] = const_cast<char*>(first);
+  while (char* arg = va_arg(args, char*)) out[n++] = arg;
+  out[n] = nullptr;
+  return out;
+}
+
+}  // namespace
+
 // alloca must run in the interposer's own frame: the storage has to live
 // until the exec, which does not return when it works.
-#define DPROBE_TRACED_ENV(env)                                         \
-  (exec_agent() == ExecAgent::kUnchanged ? (env)                       \
-   : exec_agent() == ExecAgent::kTraced                                \
-       ? traced_environment(alloca(traced_environment_size(env)), env) \
-       : untraced_environment(alloca(traced_environment_size(env)), env))
+#define DPROBE_TRACED_ENV(plan, env)                                                            \
+  ((plan).changes_environment() ? (plan).environment(alloca(traced_environment_size(env)), env) \
+                                : (env))
 
 using ChrootFn = int (*)(const char*);
 
@@ -239,39 +247,39 @@ DPROBE_EXPORT int chroot(const char* path) {
 
 DPROBE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   static const auto real = next_function<ExecveFn>("execve");
-  const HeldAcrossExec held;
-  return real(path, argv, DPROBE_TRACED_ENV(envp));
+  const ExecPlan plan;
+  return real(path, argv, DPROBE_TRACED_ENV(plan, envp));
 }
 
 DPROBE_EXPORT int execv(const char* path, char* const argv[]) {
   static const auto real = next_function<ExecveFn>("execve");
-  const HeldAcrossExec held;
-  return real(path, argv, DPROBE_TRACED_ENV(environ));
+  const ExecPlan plan;
+  return real(path, argv, DPROBE_TRACED_ENV(plan, environ));
 }
 
 DPROBE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   static const auto real = next_function<ExecvpeFn>("execvpe");
-  const HeldAcrossExec held;
-  return real(file, argv, DPROBE_TRACED_ENV(envp));
+  const ExecPlan plan;
+  return real(file, argv, DPROBE_TRACED_ENV(plan, envp));
 }
 
 DPROBE_EXPORT int execvp(const char* file, char* const argv[]) {
   static const auto real = next_function<ExecvpeFn>("execvpe");
-  const HeldAcrossExec held;
-  return real(file, argv, DPROBE_TRACED_ENV(environ));
+  const ExecPlan plan;
+  return real(file, argv, DPROBE_TRACED_ENV(plan, environ));
 }
 
 DPROBE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   static const auto real = next_function<FexecveFn>("fexecve");
-  const HeldAcrossExec held;
-  return real(fd, argv, DPROBE_TRACED_ENV(envp));
+  const ExecPlan plan;
+  return real(fd, argv, DPROBE_TRACED_ENV(plan, envp));
 }
 
 DPROBE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
                            int flags) {
   static const auto real = next_function<ExecveatFn>("execveat");
-  const HeldAcrossExec held;
-  return real(dirfd, path, argv, DPROBE_TRACED_ENV(envp), flags);
+  const ExecPlan plan;
+  return real(dirfd, path, argv, DPROBE_TRACED_ENV(plan, envp), flags);
 }
 
 #define DPROBE_COLLECT_ARGS(argv, first)    \
@@ -290,16 +298,16 @@ DPROBE_EXPORT int execl(const char* path, const char* arg, ...) {
   static const auto real = next_function<ExecveFn>("execve");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
-  const HeldAcrossExec held;
-  return real(path, argv, DPROBE_TRACED_ENV(environ));
+  const ExecPlan plan;
+  return real(path, argv, DPROBE_TRACED_ENV(plan, environ));
 }
 
 DPROBE_EXPORT int execlp(const char* file, const char* arg, ...) {
   static const auto real = next_function<ExecvpeFn>("execvpe");
   DPROBE_COLLECT_ARGS(argv, arg);
   va_end(args);
-  const HeldAcrossExec held;
-  return real(file, argv, DPROBE_TRACED_ENV(environ));
+  const ExecPlan plan;
+  return real(file, argv, DPROBE_TRACED_ENV(plan, environ));
 }
 
 DPROBE_EXPORT int execle(const char* path, const char* arg, ...) {
@@ -307,6 +315,6 @@ DPROBE_EXPORT int execle(const char* path, const char* arg, ...) {
   DPROBE_COLLECT_ARGS(argv, arg);
   char* const* envp = va_arg(args, char* const*);  // after the NULL
   va_end(args);
-  const HeldAcrossExec held;
-  return real(path, argv, DPROBE_TRACED_ENV(envp));
+  const ExecPlan plan;
+  return real(path, argv, DPROBE_TRACED_ENV(plan, envp));
 }

@@ -48,33 +48,16 @@ Result<void> receive_all(int socket, std::byte* data, size_t size) {
 }
 
 Result<int> receive_header(int socket, std::byte (&header)[kHeaderBytes]) {
-  iovec iov{header, kHeaderBytes};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  ssize_t got;
-  do {
-    got = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) return fail(errno_text("recvmsg"));
-  if (got == 0) return fail("the other side closed the channel");
-  int fd = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-      std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
-    }
-  }
-  if (static_cast<size_t>(got) < kHeaderBytes) {
-    auto rest = receive_all(socket, header + got, kHeaderBytes - static_cast<size_t>(got));
+  auto got = receive_with_descriptor(socket, header);
+  if (!got) return unexpected(got.error());
+  if (got->size < kHeaderBytes) {
+    auto rest = receive_all(socket, header + got->size, kHeaderBytes - got->size);
     if (!rest) {
-      if (fd >= 0) ::close(fd);
+      if (got->fd >= 0) ::close(got->fd);
       return unexpected(rest.error());
     }
   }
-  return fd;
+  return got->fd;
 }
 
 }  // namespace
@@ -100,6 +83,29 @@ Result<size_t> send_with_descriptor(int socket, std::span<const std::byte> bytes
   } while (sent < 0 && errno == EINTR);
   if (sent < 0) return fail(errno_text("sendmsg"));
   return static_cast<size_t>(sent);
+}
+
+Result<Received> receive_with_descriptor(int socket, std::span<std::byte> bytes, int flags) {
+  iovec iov{bytes.data(), bytes.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  ssize_t got;
+  do {
+    got = ::recvmsg(socket, &msg, flags | MSG_CMSG_CLOEXEC);
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) return fail(errno_text("recvmsg"));
+  if (got == 0) return fail("the other side closed the channel");
+  int fd = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
+    }
+  }
+  return Received{static_cast<size_t>(got), fd};
 }
 
 Result<void> send_message(int socket, MessageType type, std::span<const std::byte> payload,

@@ -36,6 +36,15 @@ Result<void> send_message(int socket, MessageType type, std::span<const std::byt
 // One sendmsg of `bytes`, with `fd` attached when it is not -1: how many of
 // the bytes went (send_message sends the rest of a frame after these).
 Result<size_t> send_with_descriptor(int socket, std::span<const std::byte> bytes, int fd);
+// Its twin: one recvmsg into `bytes` (with recvmsg's `flags`, such as
+// MSG_DONTWAIT), a descriptor sent along taken close-on-exec: how many
+// bytes came, and the descriptor, -1 if none. The other side closing is an
+// error.
+struct Received {
+  size_t size;
+  int fd;
+};
+Result<Received> receive_with_descriptor(int socket, std::span<std::byte> bytes, int flags = 0);
 Result<Message> receive_message(int socket);
 
 // A message received into the caller's `payload` buffer, allocating

@@ -181,26 +181,39 @@ TEST(AttachNoProc, ARootWithoutProcIsRefusedWithTheReason) {
 // The process execs after the attach. Its agent came from a memfd, whose
 // path names nothing in the new program: that program runs untraced, and
 // its loader says nothing about a preload it cannot open.
+// A shell in a root of its own (busy_loop as /app, sh and sleep), in its
+// own mount and PID namespaces, running `script` once it said "ready";
+// `pid` is its host pid.
+struct ContainerShell {
+  ContainerShell(const TempDir& dir, const std::string& script)
+      : built(make_root(dir.file("root"), {"/bin/sh", "/bin/sleep"})),
+        process({"/usr/bin/unshare", "-fpm", "--mount-proc", "--root=" + dir.file("root"),
+                 "/bin/sh", "-c", "echo ready; " + script},
+                dir.file("sh.out"), dir.file("sh.err")) {
+    ready = built && process.started() && process.wait_for_output("ready", patience(2));
+    if (ready) pid = first_child(process.pid());
+  }
+
+  bool built;
+  LiveProcess process;
+  bool ready = false;
+  pid_t pid = 0;
+};
+
 TEST(AttachContainerExec, AProgramExecdFromItRunsAndSaysNothingOfTheAgent) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
-  const std::string root = dir.file("root");
-  ASSERT_TRUE(make_root(root, {"/bin/sh", "/bin/sleep"}));
-  LiveProcess shell({"/usr/bin/unshare", "-fpm", "--mount-proc", "--root=" + root, "/bin/sh", "-c",
-                     "echo ready; /bin/sleep 1; exec /app 1 0.2"},
-                    dir.file("sh.out"), dir.file("sh.err"));
-  ASSERT_TRUE(shell.started());
-  if (!shell.wait_for_output("ready", patience(2))) {
-    GTEST_SKIP() << "no mount and PID namespaces here: " << shell.err();
-  }
-  const pid_t pid = first_child(shell.pid());
-  ASSERT_NE(pid, 0);
-  // Attached still when the shell execs, half a second on.
-  const RunResult run = run_dprobe({"attach", "-p", std::to_string(pid), "--duration", "3", "-e",
-                                    "p:g/nap libc.so.6:nanosleep", "-o", "/dev/null"});
+  ContainerShell shell(dir, "/bin/sleep 1; exec /app 1 0.2");
+  ASSERT_TRUE(shell.built);
+  ASSERT_TRUE(shell.process.started());
+  if (!shell.ready) GTEST_SKIP() << "no mount and PID namespaces here: " << shell.process.err();
+  ASSERT_NE(shell.pid, 0);
+  // Attached still when the shell execs, a second on.
+  const RunResult run = run_dprobe({"attach", "-p", std::to_string(shell.pid), "--duration", "3",
+                                    "-e", "p:g/nap libc.so.6:nanosleep", "-o", "/dev/null"});
   EXPECT_EQ(run.status, 0) << run;
-  EXPECT_TRUE(shell.wait_for_output("busy_loop: done", patience(4))) << shell.err();
-  EXPECT_THAT(shell.err(), Not(HasSubstr("ld.so"))) << shell.err();
+  EXPECT_TRUE(shell.process.wait_for_output("busy_loop: done", patience(4))) << shell.process.err();
+  EXPECT_THAT(shell.process.err(), Not(HasSubstr("ld.so"))) << shell.process.err();
 }
 
 // --follow into a container: the agent gets dprobe's directory over its
@@ -210,16 +223,11 @@ TEST(AttachContainerExec, AProgramExecdFromItRunsAndSaysNothingOfTheAgent) {
 TEST(AttachContainerFollow, ChildrenOfAContainersProcessAreTraced) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
-  const std::string root = dir.file("root");
-  ASSERT_TRUE(make_root(root, {"/bin/sh", "/bin/sleep"}));
-  LiveProcess shell({"/usr/bin/unshare", "-fpm", "--mount-proc", "--root=" + root, "/bin/sh", "-c",
-                     "echo ready; while :; do (echo x > /tmp/x); /bin/sleep 0.05; done"},
-                    dir.file("sh.out"), dir.file("sh.err"));
-  ASSERT_TRUE(shell.started());
-  if (!shell.wait_for_output("ready", patience(2))) {
-    GTEST_SKIP() << "no mount and PID namespaces here: " << shell.err();
-  }
-  const pid_t pid = first_child(shell.pid());
+  ContainerShell shell(dir, "while :; do (echo x > /tmp/x); /bin/sleep 0.05; done");
+  ASSERT_TRUE(shell.built);
+  ASSERT_TRUE(shell.process.started());
+  if (!shell.ready) GTEST_SKIP() << "no mount and PID namespaces here: " << shell.process.err();
+  const pid_t pid = shell.pid;
   ASSERT_NE(pid, 0);
   const std::map<std::string, std::string> untraced = descriptors_of(pid);
   const std::string trace = dir.file("trace");
@@ -234,7 +242,7 @@ TEST(AttachContainerFollow, ChildrenOfAContainersProcessAreTraced) {
   EXPECT_TRUE(only_the_agents_own(untraced, descriptors_of(pid)))
       << ::testing::PrintToString(descriptors_of(pid));
   EXPECT_GE(children.size(), 2u) << "subshells traced: " << run;
-  EXPECT_THAT(shell.err(), Not(HasSubstr("ld.so"))) << shell.err();
+  EXPECT_THAT(shell.process.err(), Not(HasSubstr("ld.so"))) << shell.process.err();
 }
 
 // A rootless container: a user's own user, mount and PID namespaces

@@ -16,6 +16,7 @@
 #include "cli/process/load_point.h"
 #include "cli/process/process_maps.h"
 #include "cli/process/process_root.h"
+#include "protocol/channel.h"
 #include "symbols/object_resolver.h"
 
 namespace dprobe::cli {
@@ -46,22 +47,10 @@ std::vector<std::pair<std::string, std::string>> agent_libraries() {
 bool send_directory(int socket, const std::string& directory) {
   const int fd = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return false;
-  char byte = 'd';
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = space;
-  message.msg_controllen = sizeof(space);
-  cmsghdr* header = CMSG_FIRSTHDR(&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(header), &fd, sizeof(fd));
-  const bool sent = ::sendmsg(socket, &message, MSG_NOSIGNAL) == 1;
+  const std::byte marker{'d'};
+  const auto sent = protocol::send_with_descriptor(socket, std::span(&marker, 1), fd);
   ::close(fd);
-  return sent;
+  return sent && *sent == 1;
 }
 
 // The process loads the agent from /proc/self/fd/N: its root must have
